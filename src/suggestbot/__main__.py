@@ -1,0 +1,3 @@
+from suggestbot.cli import main
+
+raise SystemExit(main())
