@@ -64,6 +64,8 @@ class BackgroundServer:
             self._app,
             log_level=self._log_level,
             lifespan="off",
+            # Leave logging to the app (configure_logging), so its redaction applies to uvicorn too.
+            log_config=None,
             access_log=False,
             timeout_graceful_shutdown=2,
         )

@@ -1,0 +1,97 @@
+"""The one interface to the app's durable state.
+
+Everything the app must remember across restarts (linked users, watched runs, thread bindings,
+processed Slack deliveries, ...) goes through :class:`Store`: named tables of JSON records
+keyed by strings. The interface is kept this narrow on purpose so that a PostgreSQL or Redis
+backend can replace the SQLite one for a multi-replica deployment; the two atomic operations
+(:meth:`Store.put_if_absent`, :meth:`Store.update`) map to ``INSERT ... ON CONFLICT DO NOTHING``
+/ ``SELECT ... FOR UPDATE`` there, and to ``SET NX`` / ``WATCH``-``MULTI`` in Redis.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from types import TracebackType
+from typing import Self
+
+from suggestbot.store.codec import Record
+
+_TABLE_NAME = re.compile(r"[a-z_]+")
+
+Updater = Callable[[Record | None], Record | None]
+"""Read-modify-write step for :meth:`Store.update`: old record (None if absent) -> new or None."""
+
+
+def check_table_name(table: str) -> None:
+    """Reject table names other than ``[a-z_]+``; they end up inside SQL identifiers."""
+    if not isinstance(table, str) or not _TABLE_NAME.fullmatch(table):
+        raise ValueError(f"invalid table name {table!r}: use lowercase letters and '_' only")
+
+
+def check_key(key: str) -> None:
+    """Reject non-string keys early, with a message that names the type only."""
+    if not isinstance(key, str):
+        raise TypeError(f"store keys must be str, not {type(key).__name__}")
+
+
+class Store(ABC):
+    """Named tables of JSON records.
+
+    Every write is durable when the call returns (it survives the process being killed right
+    after), every method is safe to call from several threads at once, and records read back
+    are fresh copies that callers may mutate freely.
+    """
+
+    @abstractmethod
+    def get(self, table: str, key: str) -> Record | None:
+        """Return the record stored under ``key``, or None."""
+
+    @abstractmethod
+    def put(self, table: str, key: str, value: Record) -> None:
+        """Store ``value`` under ``key``, replacing any previous record.
+
+        Raises:
+            TypeError: ``value`` is not a JSON object (see :mod:`suggestbot.store.codec`).
+        """
+
+    @abstractmethod
+    def delete(self, table: str, key: str) -> bool:
+        """Remove ``key``; return whether it was there."""
+
+    @abstractmethod
+    def items(self, table: str) -> list[tuple[str, Record]]:
+        """Return a snapshot of the table as ``(key, record)`` pairs sorted by key."""
+
+    @abstractmethod
+    def put_if_absent(self, table: str, key: str, value: Record) -> bool:
+        """Store ``value`` only if ``key`` is free; return whether it was stored.
+
+        Atomic: of many concurrent callers with the same key exactly one gets True. This is the
+        basis for exactly-once work ("record the intent before acting", delivery de-duplication).
+        """
+
+    @abstractmethod
+    def update(self, table: str, key: str, fn: Updater) -> Record | None:
+        """Atomically replace the record under ``key`` with ``fn(old)``; return the new record.
+
+        ``fn`` gets the current record (None if absent) and returns the new one, or None to
+        delete it. It runs while the store is locked, so keep it quick and free of I/O; if it
+        raises, nothing changes.
+        """
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the backend; later calls raise RuntimeError."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

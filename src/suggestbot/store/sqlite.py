@@ -1,0 +1,107 @@
+"""SQLite backend: one file, one sqlitedict table per named table.
+
+Choices, and why:
+
+- ``autocommit=False`` with an explicit, blocking ``commit()`` after every write, so a write has
+  reached the database file when the call returns (sqlitedict's own autocommit is
+  fire-and-forget and would lose the last writes on a SIGKILL).
+- The default rollback journal (``DELETE``), not WAL: the database stays a single file that an
+  operator can copy or back up, and WAL's readers-alongside-a-writer would buy nothing because
+  one lock already serialises every operation in this process.
+- ``PRAGMA synchronous=FULL`` on every connection (sqlitedict turns syncing off): a commit is
+  then also safe against power loss, not only against the process dying. The app writes a few
+  records per Slack interaction, so the fsync per commit is cheap.
+- Values go through :mod:`suggestbot.store.codec` (JSON text), never pickle.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any, cast
+
+from sqlitedict import SqliteDict
+
+from suggestbot.store import codec
+from suggestbot.store.codec import Record
+from suggestbot.store.local import LocalStore
+
+DB_FILENAME = "suggestbot.sqlite"
+
+
+class SqliteStore(LocalStore):
+    """A :class:`~suggestbot.store.base.Store` in the SQLite file at ``path``.
+
+    The file is created (mode 0600: it holds encrypted tokens and private state) if missing;
+    its directory must exist. Tables are opened on first use.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self._path = Path(path)
+        self._path.touch(mode=0o600, exist_ok=True)
+        # Fail at start-up, not at the first Slack event, if the file is not a database.
+        with sqlite3.connect(self._path) as conn:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        conn.close()
+        self._tables: dict[str, Any] = {}
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"SqliteStore({str(self._path)!r})"
+
+    def _table(self, table: str) -> Any:
+        db = self._tables.get(table)
+        if db is None:
+            db = SqliteDict(
+                str(self._path),
+                tablename=table,
+                flag="c",
+                autocommit=False,
+                journal_mode="DELETE",
+                encode=codec.encode,
+                decode=codec.decode,
+                outer_stack=False,
+            )
+            db.conn.execute("PRAGMA synchronous=FULL")
+            db.commit()
+            self._tables[table] = db
+        return db
+
+    def _raw_get(self, table: str, key: str) -> Record | None:
+        try:
+            return cast(Record, self._table(table)[key])
+        except KeyError:
+            return None
+
+    def _raw_put(self, table: str, key: str, value: Record) -> None:
+        db = self._table(table)
+        db[key] = value
+        db.commit()
+
+    def _raw_delete(self, table: str, key: str) -> bool:
+        db = self._table(table)
+        try:
+            del db[key]
+        except KeyError:
+            return False
+        db.commit()
+        return True
+
+    def _raw_items(self, table: str) -> list[tuple[str, Record]]:
+        return cast(list[tuple[str, Record]], list(self._table(table).items()))
+
+    def _raw_close(self) -> None:
+        tables, self._tables = self._tables, {}
+        for db in tables.values():
+            db.close()
+
+
+def open_store(data_dir: Path) -> SqliteStore:
+    """Open the app's store in ``data_dir`` (``SUGGESTBOT_DATA_DIR``), creating the directory."""
+    data_dir = Path(data_dir)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return SqliteStore(data_dir / DB_FILENAME)

@@ -1,0 +1,217 @@
+"""The Store contract, run against every backend so they cannot drift apart."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from suggestbot.store import MemoryStore, SqliteStore, Store
+
+THREADS = 20
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    backend: Store = (
+        MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "s.sqlite")
+    )
+    yield backend
+    backend.close()
+
+
+def run_concurrently(fn: Callable[[int], Any], *, threads: int = THREADS) -> list[Any]:
+    """Start ``threads`` threads at the same moment and return their results in order."""
+    barrier = threading.Barrier(threads)
+    results: list[Any] = [None] * threads
+    errors: list[BaseException] = []
+
+    def worker(index: int) -> None:
+        barrier.wait()
+        try:
+            results[index] = fn(index)
+        except BaseException as exc:
+            errors.append(exc)
+
+    pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    assert not errors, errors
+    return results
+
+
+def test_round_trip_of_nested_unicode_record(store: Store) -> None:
+    record = {
+        "user": "U1",
+        "name": "Zoë 😀",
+        "n": 3,
+        "ratio": 0.5,
+        "ok": True,
+        "none": None,
+        "tags": ["a", {"deep": [1, 2.5, False]}],
+    }
+    store.put("users", "U1", record)
+    assert store.get("users", "U1") == record
+    assert store.get("users", "U2") is None
+
+
+def test_put_replaces_and_tables_are_separate(store: Store) -> None:
+    store.put("users", "k", {"v": 1})
+    store.put("users", "k", {"v": 2})
+    store.put("runs", "k", {"other": True})
+    assert store.get("users", "k") == {"v": 2}
+    assert store.get("runs", "k") == {"other": True}
+
+
+def test_records_read_back_are_copies(store: Store) -> None:
+    original = {"list": [1]}
+    store.put("runs", "r", original)
+    original["list"].append(2)
+    read = store.get("runs", "r")
+    assert read == {"list": [1]}
+    assert read is not None
+    read["list"].append(3)
+    assert store.get("runs", "r") == {"list": [1]}
+
+
+def test_delete_reports_whether_key_existed(store: Store) -> None:
+    store.put("runs", "r", {"a": 1})
+    assert store.delete("runs", "r") is True
+    assert store.get("runs", "r") is None
+    assert store.delete("runs", "r") is False
+
+
+def test_items_is_a_sorted_snapshot(store: Store) -> None:
+    for key in ["b", "a", "c"]:
+        store.put("runs", key, {"k": key})
+    snapshot = store.items("runs")
+    store.put("runs", "d", {"k": "d"})
+    store.delete("runs", "a")
+    assert snapshot == [("a", {"k": "a"}), ("b", {"k": "b"}), ("c", {"k": "c"})]
+    assert [key for key, _ in store.items("runs")] == ["b", "c", "d"]
+    assert store.items("empty_table") == []
+
+
+def test_put_if_absent_keeps_the_first_value(store: Store) -> None:
+    assert store.put_if_absent("intents", "post:r1", {"by": "first"}) is True
+    assert store.put_if_absent("intents", "post:r1", {"by": "second"}) is False
+    assert store.get("intents", "post:r1") == {"by": "first"}
+
+
+def test_update_creates_modifies_and_deletes(store: Store) -> None:
+    seen: list[Any] = []
+
+    def create(old: dict[str, Any] | None) -> dict[str, Any]:
+        seen.append(old)
+        return {"n": 1}
+
+    assert store.update("runs", "r", create) == {"n": 1}
+    assert seen == [None]
+    assert store.update("runs", "r", lambda old: {"n": old["n"] + 1} if old else None) == {"n": 2}
+    assert store.get("runs", "r") == {"n": 2}
+    assert store.update("runs", "r", lambda old: None) is None
+    assert store.get("runs", "r") is None
+    assert store.update("runs", "absent", lambda old: None) is None
+    assert store.items("runs") == []
+
+
+def test_update_that_raises_changes_nothing(store: Store) -> None:
+    store.put("runs", "r", {"n": 1})
+
+    def broken(old: dict[str, Any] | None) -> dict[str, Any]:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        store.update("runs", "r", broken)
+    assert store.get("runs", "r") == {"n": 1}
+
+
+def test_update_keeps_bool_distinct_from_int(store: Store) -> None:
+    store.put("runs", "r", {"flag": 1})
+    store.update("runs", "r", lambda old: {"flag": True})
+    assert store.get("runs", "r") == {"flag": True}
+    assert store.get("runs", "r")["flag"] is True  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"when": {1, 2}},
+        {"raw": b"bytes"},
+        {"pair": (1, 2)},
+        {"obj": object()},
+        {"nan": float("nan")},
+        {"inf": [float("inf")]},
+        {"nested": {1: "int key"}},
+    ],
+    ids=["set", "bytes", "tuple", "object", "nan", "inf", "int-key"],
+)
+def test_non_json_values_are_rejected_and_not_stored(store: Store, bad: dict[str, Any]) -> None:
+    with pytest.raises(TypeError, match="store values must be JSON"):
+        store.put("runs", "r", bad)
+    with pytest.raises(TypeError, match="store values must be JSON"):
+        store.put_if_absent("runs", "r", bad)
+    with pytest.raises(TypeError, match="store values must be JSON"):
+        store.update("runs", "r", lambda old: bad)
+    assert store.get("runs", "r") is None
+
+
+def test_rejection_message_names_the_place_not_the_value(store: Store) -> None:
+    with pytest.raises(TypeError) as caught:
+        store.put("users", "U1", {"token": b"xoxp-secret-bytes-value"})
+    assert "value['token']" in str(caught.value)
+    assert "bytes" in str(caught.value)
+    assert "xoxp" not in str(caught.value)
+
+
+@pytest.mark.parametrize("not_a_dict", [["a"], "text", 3, None])
+def test_records_must_be_dicts(store: Store, not_a_dict: Any) -> None:
+    with pytest.raises(TypeError, match="must be dicts"):
+        store.put("runs", "r", not_a_dict)
+
+
+@pytest.mark.parametrize("table", ["Users", "run-s", "", "x;drop table y", "runs2", 't"q'])
+def test_invalid_table_names_are_rejected(store: Store, table: str) -> None:
+    with pytest.raises(ValueError, match="invalid table name"):
+        store.put(table, "k", {"a": 1})
+    with pytest.raises(ValueError, match="invalid table name"):
+        store.get(table, "k")
+
+
+def test_keys_must_be_strings(store: Store) -> None:
+    with pytest.raises(TypeError, match="keys must be str"):
+        store.put("runs", 5, {"a": 1})  # type: ignore[arg-type]
+
+
+def test_closed_store_refuses_calls(store: Store) -> None:
+    store.put("runs", "r", {"a": 1})
+    store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        store.get("runs", "r")
+    store.close()  # closing twice is harmless
+
+
+def test_put_if_absent_is_atomic_across_threads(store: Store) -> None:
+    results = run_concurrently(lambda i: store.put_if_absent("intents", "same", {"winner": i}))
+    assert results.count(True) == 1
+    winner = results.index(True)
+    assert store.get("intents", "same") == {"winner": winner}
+
+
+def test_update_is_atomic_across_threads(store: Store) -> None:
+    rounds = 10
+
+    def bump(old: dict[str, Any] | None) -> dict[str, Any]:
+        return {"count": (old or {"count": 0})["count"] + 1}
+
+    def worker(_: int) -> None:
+        for _ in range(rounds):
+            store.update("counters", "c", bump)
+
+    run_concurrently(worker)
+    assert store.get("counters", "c") == {"count": THREADS * rounds}

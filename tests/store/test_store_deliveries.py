@@ -1,0 +1,92 @@
+"""DeliveryLog: Slack retries and duplicate deliveries are handled once."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from suggestbot.store import DeliveryLog, MemoryStore, SqliteStore
+
+HOUR = 3600.0
+
+
+class FakeClock:
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_first_call_true_repeats_false() -> None:
+    log = DeliveryLog(MemoryStore(), clock=FakeClock())
+    assert log.first_time("event:Ev1") is True
+    assert log.first_time("event:Ev1") is False
+    assert log.first_time("event:Ev2") is True
+
+
+def test_key_counts_again_once_the_ttl_has_passed() -> None:
+    clock = FakeClock()
+    log = DeliveryLog(MemoryStore(), ttl_s=2 * HOUR, clock=clock)
+    assert log.first_time("k") is True
+    clock.now += 2 * HOUR - 1
+    assert log.first_time("k") is False
+    clock.now += 1
+    assert log.first_time("k") is True
+    clock.now += 1
+    assert log.first_time("k") is False
+
+
+def test_ttl_shorter_than_an_hour_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least 3600"):
+        DeliveryLog(MemoryStore(), ttl_s=60)
+
+
+def test_remembered_across_reopen(tmp_path: Path) -> None:
+    clock = FakeClock()
+    db = tmp_path / "s.sqlite"
+    with SqliteStore(db) as store:
+        assert DeliveryLog(store, clock=clock).first_time("trigger:123.456") is True
+    clock.now += HOUR
+    with SqliteStore(db) as store:
+        assert DeliveryLog(store, clock=clock).first_time("trigger:123.456") is False
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_exactly_one_of_twenty_concurrent_callers_wins(backend: str, tmp_path: Path) -> None:
+    store = MemoryStore() if backend == "memory" else SqliteStore(tmp_path / "s.sqlite")
+    log = DeliveryLog(store, clock=FakeClock())
+    barrier = threading.Barrier(20)
+    results: list[bool] = []
+    lock = threading.Lock()
+
+    def deliver() -> None:
+        barrier.wait()
+        outcome = log.first_time("event:same")
+        with lock:
+            results.append(outcome)
+
+    threads = [threading.Thread(target=deliver) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    store.close()
+    assert sorted(results) == [False] * 19 + [True]
+
+
+def test_prune_deletes_only_expired_entries() -> None:
+    clock = FakeClock()
+    store = MemoryStore()
+    log = DeliveryLog(store, ttl_s=HOUR, clock=clock)
+    log.first_time("old")
+    clock.now += HOUR / 2
+    log.first_time("recent")
+    store.put("deliveries", "malformed", {"at": "yesterday"})
+    clock.now += HOUR / 2
+    assert log.prune() == 2
+    assert [key for key, _ in store.items("deliveries")] == ["recent"]
+    assert log.first_time("recent") is False
+    assert log.prune() == 0
