@@ -1,0 +1,64 @@
+"""Cursor paging, newest first.
+
+A cursor records the position of the last item returned (its sort key), not a snapshot, as the
+contract says; it is opaque to clients (base64 of a small JSON object) and names its listing so
+a cursor from one listing is refused by another.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+from suggestbot.sandbox.errors import ApiError, validation_failed
+
+T = TypeVar("T")
+SortKey = tuple[datetime, str]
+
+
+def _encode(listing: str, key: SortKey) -> str:
+    raw = json.dumps({"l": listing, "t": key[0].isoformat(), "i": key[1]}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode(listing: str, cursor: str) -> SortKey:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        if data["l"] != listing:
+            raise ValueError("cursor of another listing")
+        return datetime.fromisoformat(data["t"]), str(data["i"])
+    except (ValueError, KeyError, TypeError, UnicodeError, binascii.Error) as exc:
+        raise _bad_cursor() from exc
+
+
+def _bad_cursor() -> ApiError:
+    return validation_failed(
+        [{"loc": ["query", "cursor"], "msg": "Invalid cursor", "type": "cursor_invalid"}]
+    )
+
+
+def page(
+    items: Sequence[T],
+    *,
+    key: Callable[[T], SortKey],
+    listing: str,
+    cursor: str | None,
+    limit: int,
+    short_pages: int = 0,
+) -> tuple[list[T], str | None]:
+    """One page of ``items`` (any order) sorted newest first, and the next cursor or None."""
+    ordered = sorted(items, key=key, reverse=True)
+    if cursor is not None:
+        position = _decode(listing, cursor)
+        ordered = [item for item in ordered if key(item) < position]
+    size = min(limit, short_pages) if short_pages else limit
+    chunk = ordered[:size]
+    more = len(ordered) > size
+    if chunk and (more or short_pages):
+        return chunk, _encode(listing, key(chunk[-1]))
+    return chunk, None
