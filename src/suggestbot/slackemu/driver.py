@@ -1,0 +1,565 @@
+"""``SlackDriver``: Slack's side of the conversation with an app, plus a person's hands.
+
+It sends the app what Slack sends — signed slash commands, Events API callbacks (and their
+retries), ``block_actions``, ``view_submission``, ``view_closed``, ``block_suggestion`` — and
+applies the app's answers the way Slack and its client do: a slash command's ack text becomes
+an ephemeral message, a ``response_action`` updates the modal, a late answer shows Slack's
+error instead. Every call returns the HTTP status, the body and how long the app took.
+
+The driver never holds the workspace lock while waiting for the app, because the app calls
+the emulator back while it handles the request.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from suggestbot.slackemu import forms, images, payloads, submission
+from suggestbot.slackemu.emulator import SlackEmulator
+from suggestbot.slackemu.errors import ApiError, DriverError
+from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, User
+from suggestbot.slackemu.results import (
+    ACK_DEADLINE_S,
+    AppResponse,
+    PostedMessage,
+    RetriedDelivery,
+    ViewSubmission,
+)
+from suggestbot.slackemu.signing import signed_headers
+from suggestbot.slackemu.workspace import Workspace
+
+_FORM = "application/x-www-form-urlencoded"
+_JSON = "application/json"
+
+
+class SlackDriver:
+    """Talks to a Slack app at ``app_url`` exactly as Slack does, for one emulator.
+
+    Args:
+        emu: the workspace the person acts in.
+        app_url: where the app receives Slack requests, e.g.
+            ``http://127.0.0.1:PORT/slack/events``.
+        signing_secret: the app's signing secret; every request is signed with it.
+        timeout: how long to wait for the app before giving up on a request.
+        timestamp_clock: epoch seconds for ``X-Slack-Request-Timestamp``.
+        timer: measures how long the app took (``time.perf_counter``; injectable so ack
+            deadlines can be tested without waiting).
+    """
+
+    def __init__(
+        self,
+        emu: SlackEmulator,
+        *,
+        app_url: str,
+        signing_secret: str,
+        timeout: float = 30.0,
+        timestamp_clock: Callable[[], float] = time.time,
+        timer: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.emu = emu
+        self.app_url = app_url
+        self._secret = signing_secret
+        self._timeout = timeout
+        self._timestamp_clock = timestamp_clock
+        self._timer = timer
+        self._http = httpx.Client(timeout=timeout)
+
+    def __repr__(self) -> str:
+        return f"SlackDriver(app_url={self.app_url!r})"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> SlackDriver:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def _ws(self) -> Workspace:
+        return self.emu.ws
+
+    # -- transport -----------------------------------------------------------------------
+    def send(
+        self,
+        body: bytes,
+        *,
+        content_type: str,
+        headers: Mapping[str, str] | None = None,
+        client: httpx.Client | None = None,
+    ) -> AppResponse:
+        """POST a signed request to the app and time its answer."""
+        signed = signed_headers(
+            signing_secret=self._secret, timestamp=int(self._timestamp_clock()), body=body
+        )
+        all_headers = {"Content-Type": content_type, **signed, **dict(headers or {})}
+        started = self._timer()
+        reply = (client or self._http).post(self.app_url, content=body, headers=all_headers)
+        elapsed = self._timer() - started
+        return AppResponse(reply.status_code, reply.text, dict(reply.headers), elapsed)
+
+    # -- slash commands ------------------------------------------------------------------
+    def slash_command(
+        self, user_id: str, channel_id: str, text: str, *, command: str = "/suggest"
+    ) -> AppResponse:
+        """Type ``{command} {text}`` in a channel; the ack's content is shown like Slack does."""
+        with self._ws.lock:
+            user, channel = self._person_in(user_id, channel_id)
+            trigger_id = self._ws.issue_trigger(user.id)
+            response_url = self._ws.issue_response_url(
+                kind="commands", user_id=user.id, channel_id=channel.id
+            )
+        body = payloads.slash_command_form(
+            team_id=self.emu.team_id,
+            team_domain=self.emu.team_domain,
+            channel=channel,
+            user=user,
+            command=command,
+            text=text,
+            response_url=response_url,
+            trigger_id=trigger_id,
+        )
+        response = self.send(body, content_type=_FORM)
+        self._show_command_ack(response, command, user, channel)
+        return response
+
+    def _show_command_ack(
+        self, response: AppResponse, command: str, user: User, channel: Channel
+    ) -> None:
+        probed: dict[str, str | None] = {}
+        if self._ws.check_image_urls and response.body.strip():
+            probed = images.probe(images.image_urls(response.body))
+        failure = None
+        if response.status != 200:
+            failure = "dispatch_failed"
+        elif response.elapsed_s > ACK_DEADLINE_S:
+            failure = "operation_timeout"
+        with self._ws.lock:
+            if failure:
+                self._slack_says(user, channel, f'{command} failed with the error "{failure}"')
+                return
+            if not response.body.strip():
+                return
+            message = _ack_message(response)
+            self._ws.image_problems = probed
+            try:
+                self._ws.check_message_content(
+                    method="slash command ack",
+                    text=message.get("text"),
+                    blocks=message.get("blocks"),
+                    attachments=message.get("attachments"),
+                )
+            except ApiError as exc:
+                self._ws.warnings.append(f"{command} ack refused by Slack: {exc.error}")
+                self._slack_says(user, channel, f'{command} failed with the error "{exc.error}"')
+                return
+            finally:
+                self._ws.image_problems = {}
+            text = str(message.get("text") or "")
+            blocks = message.get("blocks") or None
+            if message.get("response_type") == "in_channel":
+                self._ws.add_message(channel, user=BOT_USER_ID, text=text, blocks=blocks, bot=True)
+            else:
+                self._ws.add_ephemeral(
+                    channel_id=channel.id,
+                    user_id=user.id,
+                    text=text,
+                    blocks=blocks,
+                    thread_ts=None,
+                    source="ack",
+                )
+
+    def _slack_says(self, user: User, channel: Channel, text: str) -> None:
+        self._ws.add_ephemeral(
+            channel_id=channel.id,
+            user_id=user.id,
+            text=text,
+            blocks=None,
+            thread_ts=None,
+            source="slack",
+            from_bot=False,
+        )
+
+    # -- Events API ----------------------------------------------------------------------
+    def new_event_id(self) -> str:
+        return f"Ev{self._ws.ids.new('')}"
+
+    def event_body(self, event: dict[str, Any], *, event_id: str) -> bytes:
+        envelope = payloads.event_envelope(
+            team_id=self.emu.team_id,
+            event=event,
+            event_id=event_id,
+            event_time=int(self._ws.wall_clock()),
+        )
+        return json.dumps(envelope).encode("utf-8")
+
+    def event(
+        self,
+        event: dict[str, Any],
+        *,
+        event_id: str | None = None,
+        retry_num: int | None = None,
+        retry_reason: str | None = None,
+    ) -> AppResponse:
+        """Deliver an Events API callback; a retry carries ``X-Slack-Retry-*`` headers."""
+        body = self.event_body(event, event_id=event_id or self.new_event_id())
+        return self.send(body, content_type=_JSON, headers=_retry_headers(retry_num, retry_reason))
+
+    def deliver_with_retry_while_running(
+        self,
+        event: dict[str, Any],
+        *,
+        event_id: str | None = None,
+        retry_reason: str = "http_timeout",
+        retry_num: int = 1,
+        send_retry_when: Callable[[], bool] | None = None,
+        max_wait_s: float = 10.0,
+    ) -> RetriedDelivery:
+        """Deliver ``event``, then Slack's retry of it while the first is still being handled.
+
+        The retry goes out as soon as the first request is on its way, or once
+        ``send_retry_when()`` turns true (e.g. "the app has posted its first message").
+        """
+        event_id = event_id or self.new_event_id()
+        body = self.event_body(event, event_id=event_id)
+        started = threading.Event()
+        result: dict[str, AppResponse | BaseException] = {}
+
+        def first_delivery() -> None:
+            with httpx.Client(timeout=self._timeout) as client:
+                started.set()
+                try:
+                    result["first"] = self.send(body, content_type=_JSON, client=client)
+                except BaseException as exc:  # surfaced to the caller below
+                    result["first"] = exc
+
+        worker = threading.Thread(target=first_delivery, name="slack-first-delivery")
+        worker.start()
+        started.wait()
+        deadline = time.monotonic() + max_wait_s
+        while send_retry_when is not None and not send_retry_when():
+            if time.monotonic() > deadline or not worker.is_alive():
+                break
+            time.sleep(0.005)
+        overlapped = worker.is_alive()
+        retry = self.send(body, content_type=_JSON, headers=_retry_headers(retry_num, retry_reason))
+        worker.join(self._timeout)
+        first = result.get("first")
+        if not isinstance(first, AppResponse):
+            raise DriverError(f"first delivery failed: {first!r}")
+        return RetriedDelivery(event_id, first, retry, overlapped)
+
+    def post_user_message(
+        self, user_id: str, channel_id: str, text: str, *, thread_ts: str | None = None
+    ) -> PostedMessage:
+        """A person types a message (in a thread when ``thread_ts``); the app hears of it
+        through a ``message`` event only if the bot is in the conversation."""
+        with self._ws.lock:
+            user, channel = self._person_in(user_id, channel_id)
+            if channel.is_archived:
+                raise DriverError(f"#{channel.name} is archived")
+            try:
+                stored = self._ws.add_message(
+                    channel,
+                    user=user.id,
+                    text=text,
+                    blocks=[payloads.rich_text_block(text)],
+                    thread_ts=thread_ts,
+                    bot=False,
+                    client_msg_id=str(uuid.uuid4()),
+                )
+            except ApiError as exc:
+                raise DriverError(f"cannot reply there: {exc.error}") from None
+            hears = BOT_USER_ID in channel.members
+            event = payloads.message_event(
+                team_id=self.emu.team_id,
+                channel=channel,
+                user_id=user.id,
+                text=text,
+                ts=stored.ts,
+                client_msg_id=stored.client_msg_id or "",
+                thread_ts=stored.thread_ts,
+                parent_user_id=self._ws.parent_user(stored),
+            )
+        delivery = self.event(event) if hears else None
+        return PostedMessage(channel.id, stored.ts, delivery)
+
+    def app_home_opened(self, user_id: str) -> AppResponse:
+        with self._ws.lock:
+            self._ws.user(user_id)
+            dm = self._ws.open_dm(user_id)
+            home = self._ws.home_views.get(user_id)
+            event = payloads.app_home_opened_event(
+                user_id=user_id,
+                dm_channel_id=dm.id,
+                event_ts=self._ws.ts_clock.next_ts(),
+                view=home.to_api() if home else None,
+            )
+        return self.event(event)
+
+    # -- buttons -------------------------------------------------------------------------
+    def press_button(
+        self, message_or_view: Mapping[str, Any], text: str, *, user_id: str
+    ) -> AppResponse:
+        """Press the button labelled ``text`` in a message or a view.
+
+        Args:
+            message_or_view: a message from ``emu.messages()`` / ``emu.ephemerals()`` (any
+                dict with ``channel`` and ``ts``), or a view from ``emu.current_view()`` /
+                ``emu.home_view()``.
+            text: the button's visible label.
+            user_id: who presses it; they must be able to see it.
+        """
+        if message_or_view.get("type") in ("modal", "home") and "id" in message_or_view:
+            return self._press_in_view(str(message_or_view["id"]), text, user_id)
+        return self._press_in_message(message_or_view, text, user_id)
+
+    def _press_in_message(self, message: Mapping[str, Any], text: str, user_id: str) -> AppResponse:
+        channel_id, ts = message.get("channel"), message.get("ts")
+        if not isinstance(channel_id, str) or not isinstance(ts, str):
+            raise DriverError("pass a message from emu.messages() or emu.ephemerals()")
+        ws = self._ws
+        with ws.lock:
+            user, channel = self._person_in(user_id, channel_id)
+            full_message: dict[str, Any] | None = None
+            thread_ts: str | None = None
+            if message.get("is_ephemeral"):
+                ephemeral = ws.find_ephemeral(channel_id, ts)
+                if ephemeral is None or ephemeral.deleted or ephemeral.user_id != user.id:
+                    raise DriverError(f"{user.name} cannot see that ephemeral message")
+                blocks, thread_ts = ephemeral.blocks, ephemeral.thread_ts
+            else:
+                try:
+                    stored = ws.message(channel_id, ts)
+                except ApiError:
+                    raise DriverError("that message is gone") from None
+                blocks, thread_ts = stored.blocks, stored.thread_ts
+                full_message = stored.to_api(
+                    include_metadata=False, parent_user=ws.parent_user(stored)
+                )
+            block, button = _find_button(blocks or [], text)
+            container: dict[str, Any] = {
+                "type": "message",
+                "message_ts": ts,
+                "channel_id": channel_id,
+                "is_ephemeral": bool(message.get("is_ephemeral")),
+            }
+            if thread_ts:
+                container["thread_ts"] = thread_ts
+            payload = payloads.block_actions(
+                user=user,
+                team_id=self.emu.team_id,
+                team_domain=self.emu.team_domain,
+                container=container,
+                trigger_id=ws.issue_trigger(user.id),
+                action=self._button_action(block, button),
+                channel=channel,
+                message=full_message,
+                response_url=ws.issue_response_url(
+                    kind="actions",
+                    user_id=user.id,
+                    channel_id=channel_id,
+                    message_ts=ts,
+                    message_is_ephemeral=bool(message.get("is_ephemeral")),
+                    thread_ts=thread_ts,
+                ),
+            )
+        return self.send(payloads.interactive_form(payload), content_type=_FORM)
+
+    def _press_in_view(self, view_id: str, text: str, user_id: str) -> AppResponse:
+        ws = self._ws
+        with ws.lock:
+            user = ws.user(user_id)
+            stored = self._own_view(view_id, user.id)
+            view = stored.to_api()
+            block, button = _find_button(view["blocks"], text)
+            payload = payloads.block_actions(
+                user=user,
+                team_id=self.emu.team_id,
+                team_domain=self.emu.team_domain,
+                container={"type": "view", "view_id": view_id},
+                trigger_id=ws.issue_trigger(user.id),
+                action=self._button_action(block, button),
+                view=view,
+            )
+        return self.send(payloads.interactive_form(payload), content_type=_FORM)
+
+    def _button_action(self, block: dict[str, Any], button: dict[str, Any]) -> dict[str, Any]:
+        # shape: "actions" of bolt-python tests/scenario_tests/test_block_actions.py
+        action: dict[str, Any] = {
+            "action_id": button["action_id"],
+            "block_id": block["block_id"],
+            "text": button["text"],
+            "type": "button",
+            "action_ts": f"{self._ws.wall_clock():.6f}",
+        }
+        for key in ("value", "style", "url"):
+            if key in button:
+                action[key] = button[key]
+        return action
+
+    # -- modals --------------------------------------------------------------------------
+    def open_view(self, user_id: str) -> dict[str, Any]:
+        """The modal the app opened for ``user_id`` (the top of the stack)."""
+        view = self.emu.current_view(user_id)
+        if view is None:
+            raise DriverError(f"no modal is open for {user_id}")
+        return view
+
+    def submit_view(
+        self, user_id: str, values_by_label: Mapping[str, forms.Value] | None = None
+    ) -> ViewSubmission:
+        """Fill the open modal's inputs by label, press submit, apply the app's answer."""
+        ws = self._ws
+        with ws.lock:
+            user = ws.user(user_id)
+            top = self._top_modal(user.id)
+            view = top.to_api()
+            if view.get("submit") is None:
+                raise DriverError("this modal has no submit button")
+        state = forms.fill(
+            view, values_by_label or {}, options_loader=self._options_loader(user, view)
+        )
+        with ws.lock:
+            top.state_values = state
+            view = top.to_api()
+            trigger_id = ws.issue_trigger(user.id)
+        payload = payloads.view_submission(
+            user=user,
+            team_id=self.emu.team_id,
+            team_domain=self.emu.team_domain,
+            trigger_id=trigger_id,
+            view=view,
+        )
+        response = self.send(payloads.interactive_form(payload), content_type=_FORM)
+        with ws.lock:
+            return submission.apply_answer(ws, user.id, top, response)
+
+    def close_view(self, user_id: str, *, clear: bool = False) -> AppResponse | None:
+        """Press Cancel (or ✕ with ``clear=True``); ``view_closed`` goes out only when the
+        view asked for it with ``notify_on_close``."""
+        ws = self._ws
+        with ws.lock:
+            user = ws.user(user_id)
+            stack = ws.modal_stacks.get(user.id) or []
+            if not stack:
+                raise DriverError(f"no modal is open for {user_id}")
+            top = stack[-1]
+            view = top.to_api()
+            if clear:
+                stack.clear()
+            else:
+                stack.pop()
+        if not view.get("notify_on_close"):
+            return None
+        payload = payloads.view_closed(
+            user=user,
+            team_id=self.emu.team_id,
+            team_domain=self.emu.team_domain,
+            view=view,
+            is_cleared=clear,
+        )
+        return self.send(payloads.interactive_form(payload), content_type=_FORM)
+
+    def _options_loader(self, user: User, view: dict[str, Any]) -> forms.OptionsLoader:
+        def load(block_id: str, action_id: str, typed: str) -> list[dict[str, Any]]:
+            payload = payloads.block_suggestion(
+                user=user,
+                team_id=self.emu.team_id,
+                team_domain=self.emu.team_domain,
+                view=view,
+                block_id=block_id,
+                action_id=action_id,
+                value=typed,
+            )
+            response = self.send(payloads.interactive_form(payload), content_type=_FORM)
+            answer = response.json() if response.status == 200 else None
+            if not isinstance(answer, dict):
+                raise DriverError(f"options request answered HTTP {response.status}")
+            if "options" in answer:
+                return list(answer["options"])
+            return [o for g in answer.get("option_groups", []) for o in g.get("options", [])]
+
+        return load
+
+    # -- helpers -------------------------------------------------------------------------
+    def _person_in(self, user_id: str, channel_id: str) -> tuple[User, Channel]:
+        try:
+            user = self._ws.user(user_id)
+            channel = self._ws.channel(channel_id)
+        except ApiError as exc:
+            raise DriverError(f"{exc.error}: {user_id} / {channel_id}") from None
+        inside = channel.im_user == user.id if channel.is_im else user.id in channel.members
+        if not inside:
+            raise DriverError(f"{user.name} is not in {channel.name}")
+        return user, channel
+
+    def _top_modal(self, user_id: str) -> StoredView:
+        stack = self._ws.modal_stacks.get(user_id) or []
+        if not stack:
+            raise DriverError(f"no modal is open for {user_id}")
+        return stack[-1]
+
+    def _own_view(self, view_id: str, user_id: str) -> StoredView:
+        for view in self._ws.modal_stacks.get(user_id) or []:
+            if view.id == view_id:
+                return view
+        home = self._ws.home_views.get(user_id)
+        if home is not None and home.id == view_id:
+            return home
+        raise DriverError(f"view {view_id} is not open for {user_id}")
+
+
+def _retry_headers(retry_num: int | None, retry_reason: str | None) -> dict[str, str]:
+    # Slack docs, Events API "Retries": X-Slack-Retry-Num and X-Slack-Retry-Reason.
+    headers: dict[str, str] = {}
+    if retry_num is not None:
+        headers["X-Slack-Retry-Num"] = str(retry_num)
+        headers["X-Slack-Retry-Reason"] = retry_reason or "http_timeout"
+    return headers
+
+
+def _ack_message(response: AppResponse) -> dict[str, Any]:
+    content_type = response.headers.get("content-type", "")
+    if "json" in content_type:
+        try:
+            answer = json.loads(response.body)
+        except json.JSONDecodeError:
+            return {"text": response.body}
+        if isinstance(answer, dict):
+            return answer
+    return {"text": response.body}
+
+
+def _find_button(blocks: list[dict[str, Any]], text: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    found: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    labels: list[str] = []
+    for block in blocks:
+        candidates = list(block.get("elements") or []) if block.get("type") == "actions" else []
+        if isinstance(block.get("accessory"), dict):
+            candidates.append(block["accessory"])
+        for element in candidates:
+            if isinstance(element, dict) and element.get("type") == "button":
+                label = str(element.get("text", {}).get("text", ""))
+                labels.append(label)
+                if label == text:
+                    found.append((block, element))
+    if not found:
+        raise DriverError(f"no button {text!r}; buttons here: {labels!r}")
+    if len(found) > 1:
+        raise DriverError(f"{len(found)} buttons are labelled {text!r}")
+    return found[0]

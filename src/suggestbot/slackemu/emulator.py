@@ -1,0 +1,291 @@
+"""``SlackEmulator``: a Slack workspace with the app installed, served over loopback HTTP.
+
+Typical use::
+
+    with SlackEmulator() as emu:                       # starts the HTTP server
+        alice = emu.add_user("U0ALICE", "alice", locale="de-DE")
+        general = emu.add_channel("general", members=[alice])
+        emu.invite_bot(general)
+        client = WebClient(token=emu.bot_token, base_url=emu.api_url)
+
+``api_url`` ends with ``/api/`` because ``slack_sdk`` appends the method name to ``base_url``.
+What a person would see is read back with :meth:`transcript`, :meth:`ephemeral_transcript`,
+:meth:`messages`, :meth:`current_view`; what the app called with :meth:`calls`.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import Any
+
+from suggestbot.serving import BackgroundServer
+from suggestbot.slackemu import transcript as _transcript
+from suggestbot.slackemu.faults import Faults
+from suggestbot.slackemu.methods import DEFAULT_SCOPES
+from suggestbot.slackemu.model import BOT_ID, BOT_USER_ID, RecordedCall, User
+from suggestbot.slackemu.server import ApiServer, CallLog, Sleep, default_sleep
+from suggestbot.slackemu.workspace import Workspace
+
+
+class SlackEmulator:
+    """A strict local stand-in for one Slack workspace's Web API.
+
+    Args:
+        bot_token: the app's bot token; any other token gets ``invalid_auth``. A random
+            ``xoxb-emu-…`` token when omitted.
+        scopes: the bot scopes the app's manifest grants; a method needing another one
+            answers ``missing_scope``.
+        team_id / team_domain: the workspace identity in payloads and permalinks.
+        clock: monotonic seconds for trigger expiry, response_url expiry and rate windows.
+        wall_clock: epoch seconds for message ``ts`` values.
+        sleep: how injected latency waits (an ``async`` function of seconds).
+        check_image_urls: download every ``image_url`` when a message or view is posted and
+            refuse it (``downloading image failed``) when that fails, as Slack does.
+    """
+
+    def __init__(
+        self,
+        *,
+        bot_token: str | None = None,
+        scopes: Collection[str] = DEFAULT_SCOPES,
+        team_id: str = "T0EMU",
+        team_domain: str = "emu",
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+        sleep: Sleep = default_sleep,
+        check_image_urls: bool = False,
+    ) -> None:
+        self.bot_token = bot_token or f"xoxb-emu-{secrets.token_hex(12)}"
+        self.ws = Workspace(
+            team_id=team_id,
+            team_domain=team_domain,
+            bot_token=self.bot_token,
+            scopes=scopes,
+            clock=clock,
+            wall_clock=wall_clock,
+        )
+        self.ws.check_image_urls = check_image_urls
+        self.faults = Faults(clock=clock)
+        self._log = CallLog()
+        self._api = ApiServer(self.ws, self.faults, self._log, sleep=sleep)
+        self._server: BackgroundServer | None = None
+
+    def __repr__(self) -> str:
+        # Never show the token.
+        return f"SlackEmulator(team_id={self.team_id!r}, url={self.url!r})"
+
+    # -- identity ------------------------------------------------------------------------
+    @property
+    def team_id(self) -> str:
+        return self.ws.team_id
+
+    @property
+    def team_domain(self) -> str:
+        return self.ws.team_domain
+
+    @property
+    def bot_user_id(self) -> str:
+        return BOT_USER_ID
+
+    @property
+    def bot_id(self) -> str:
+        return BOT_ID
+
+    # -- serving -------------------------------------------------------------------------
+    @property
+    def asgi_app(self) -> Any:
+        return self._api.asgi_app()
+
+    def start(self) -> SlackEmulator:
+        if self._server is not None:
+            return self
+        server = BackgroundServer(self.asgi_app, name="slack-emulator")
+        server.start()
+        self._server = server
+        with self.ws.lock:
+            self.ws.base_url = f"{server.url}/"
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    @contextmanager
+    def serve(self) -> Iterator[SlackEmulator]:
+        """Serve over loopback for the duration of the ``with`` block."""
+        self.start()
+        try:
+            yield self
+        finally:
+            self.stop()
+
+    def __enter__(self) -> SlackEmulator:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str | None:
+        """Base URL of the running server (``http://127.0.0.1:PORT``), None when stopped."""
+        return self._server.url if self._server is not None else None
+
+    @property
+    def api_url(self) -> str:
+        """``base_url`` for ``slack_sdk.WebClient``; ends with ``/api/``."""
+        if self._server is None:
+            raise RuntimeError("the emulator is not serving; use `with emu:` or emu.start()")
+        return f"{self._server.url}/api/"
+
+    # -- workspace setup -----------------------------------------------------------------
+    def add_user(
+        self,
+        user_id: str,
+        name: str,
+        *,
+        locale: str = "en-US",
+        tz: str = "Europe/Berlin",
+        is_admin: bool = False,
+    ) -> str:
+        """Add a person to the workspace; returns ``user_id``."""
+        if not user_id.startswith(("U", "W")):
+            raise ValueError("Slack user ids start with U or W")
+        with self.ws.lock:
+            self.ws.users[user_id] = User(
+                id=user_id,
+                name=name,
+                team_id=self.team_id,
+                locale=locale,
+                tz=tz,
+                is_admin=is_admin,
+                is_owner=False,
+            )
+        return user_id
+
+    def add_channel(
+        self,
+        name: str,
+        *,
+        members: Collection[str] = (),
+        is_private: bool = False,
+        archived: bool = False,
+    ) -> str:
+        """Add a channel (without the bot); returns its id."""
+        with self.ws.lock:
+            return self.ws.add_channel(
+                name, members=members, is_private=is_private, archived=archived
+            )
+
+    def invite_bot(self, channel_id: str) -> None:
+        with self.ws.lock:
+            self.ws.channel(channel_id).members.add(BOT_USER_ID)
+
+    def remove_bot(self, channel_id: str) -> None:
+        with self.ws.lock:
+            self.ws.channel(channel_id).members.discard(BOT_USER_ID)
+
+    def join(self, channel_id: str, user_id: str) -> None:
+        with self.ws.lock:
+            self.ws.user(user_id)
+            self.ws.channel(channel_id).members.add(user_id)
+
+    def dm_channel(self, user_id: str) -> str:
+        """The bot's DM with a user (opened if needed), as conversations.open would give."""
+        with self.ws.lock:
+            return self.ws.open_dm(user_id).id
+
+    # -- what the app did ----------------------------------------------------------------
+    def calls(self, method: str | None = None) -> list[RecordedCall]:
+        """Recorded requests, oldest first; ``upload_url`` and ``response_url`` included."""
+        return self._log.matching(method)
+
+    @property
+    def warnings(self) -> list[str]:
+        with self.ws.lock:
+            return list(self.ws.warnings)
+
+    # -- what people see -----------------------------------------------------------------
+    def messages(self, channel_id: str, thread_ts: str | None = None) -> list[dict[str, Any]]:
+        """Channel history (oldest first) or one thread (root first), in Slack's shape.
+
+        Each dict also carries ``channel`` (as message events do) so it can be handed to
+        :meth:`SlackDriver.press_button`.
+        """
+        with self.ws.lock:
+            self.ws.channel(channel_id)
+            if thread_ts is None:
+                stored = self.ws.top_level(channel_id)
+            else:
+                stored = self.ws.thread(channel_id, self.ws.thread_root_ts(channel_id, thread_ts))
+            return [
+                {
+                    **m.to_api(include_metadata=True, parent_user=self.ws.parent_user(m)),
+                    "channel": channel_id,
+                }
+                for m in stored
+            ]
+
+    def ephemerals(self, user_id: str, channel_id: str | None = None) -> list[dict[str, Any]]:
+        """Ephemeral messages a user can still see, oldest first."""
+        with self.ws.lock:
+            return [
+                e.to_dict()
+                for e in self.ws.ephemerals
+                if e.user_id == user_id
+                and not e.deleted
+                and (channel_id is None or e.channel_id == channel_id)
+            ]
+
+    def current_view(self, user_id: str) -> dict[str, Any] | None:
+        """The modal on top of the user's stack, or None when no modal is open."""
+        with self.ws.lock:
+            stack = self.ws.modal_stacks.get(user_id) or []
+            return stack[-1].to_api() if stack else None
+
+    def modal_stack(self, user_id: str) -> list[dict[str, Any]]:
+        with self.ws.lock:
+            return [v.to_api() for v in self.ws.modal_stacks.get(user_id) or []]
+
+    def home_view(self, user_id: str) -> dict[str, Any] | None:
+        with self.ws.lock:
+            view = self.ws.home_views.get(user_id)
+            return view.to_api() if view else None
+
+    def file_content(self, file_id: str) -> bytes | None:
+        with self.ws.lock:
+            uploaded = self.ws.files.get(file_id)
+            return uploaded.content if uploaded else None
+
+    def file_info(self, file_id: str) -> dict[str, Any] | None:
+        with self.ws.lock:
+            uploaded = self.ws.files.get(file_id)
+            return uploaded.to_api(self.ws.base_url) if uploaded else None
+
+    def transcript(self, channel_id: str, *, thread_ts: str | None = None) -> str:
+        with self.ws.lock:
+            return _transcript.channel_transcript(self.ws, channel_id, thread_ts=thread_ts)
+
+    def ephemeral_transcript(self, user_id: str, channel_id: str | None = None) -> str:
+        with self.ws.lock:
+            return _transcript.ephemeral_transcript(self.ws, user_id, channel_id)
+
+    def view_transcript(self, user_id: str) -> str:
+        view = self.current_view(user_id)
+        return _transcript.view_transcript(view) if view else ""
+
+    # -- interactions --------------------------------------------------------------------
+    def issue_trigger(self, user_id: str) -> str:
+        """A fresh ``trigger_id`` for ``user_id``, as a user interaction would produce."""
+        with self.ws.lock:
+            self.ws.user(user_id)
+            return self.ws.issue_trigger(user_id)

@@ -1,0 +1,344 @@
+"""Every Block Kit limit is enforced at its boundary: n is accepted, n+1 refused, like Slack."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError
+from slackemu_helpers import EmuSetup, FakeClock, button, modal, options, section, text_input
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from suggestbot.serving import BackgroundServer
+from suggestbot.slackemu import SlackEmulator
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[EmuSetup]:
+    """One workspace for the many boundary checks, which only add messages and views."""
+    clock = FakeClock()
+    with SlackEmulator(clock=clock) as emu:
+        alice = emu.add_user("U0ALICE", "alice")
+        general = emu.add_channel("general", members=[alice])
+        emu.invite_bot(general)
+        client = WebClient(token=emu.bot_token, base_url=emu.api_url)
+        yield EmuSetup(emu, client, alice, alice, general, general, general, clock)
+
+
+Blocks = list[dict[str, Any]]
+
+
+def _image(alt: str, **source: Any) -> dict[str, Any]:
+    return {"type": "image", "alt_text": alt, **(source or {"image_url": "https://img.test/a.png"})}
+
+
+MESSAGE_LIMITS: dict[str, tuple[int, Callable[[int], Blocks], str]] = {
+    # name: (n allowed, blocks with n, json-pointer Slack names when n+1)
+    "blocks per message": (50, lambda n: [section("x") for _ in range(n)], "/blocks]"),
+    "section text": (3000, lambda n: [section("a" * n)], "/blocks/0/text/text]"),
+    "section fields": (
+        10,
+        lambda n: [{"type": "section", "fields": [{"type": "mrkdwn", "text": "f"}] * n}],
+        "/blocks/0/fields]",
+    ),
+    "header text": (
+        150,
+        lambda n: [{"type": "header", "text": {"type": "plain_text", "text": "h" * n}}],
+        "/blocks/0/text/text]",
+    ),
+    "button text": (
+        75,
+        lambda n: [{"type": "actions", "elements": [button("b" * n, "go")]}],
+        "/blocks/0/elements/0/text/text]",
+    ),
+    "button value": (
+        2000,
+        lambda n: [{"type": "actions", "elements": [button("Go", "go", value="v" * n)]}],
+        "/blocks/0/elements/0/value]",
+    ),
+    "action_id length": (
+        255,
+        lambda n: [{"type": "actions", "elements": [button("Go", "a" * n)]}],
+        "/blocks/0/elements/0/action_id]",
+    ),
+    "block_id length": (255, lambda n: [section("x", block_id="b" * n)], "/blocks/0/block_id]"),
+    "image alt_text": (2000, lambda n: [_image("a" * n)], "/blocks/0/alt_text]"),
+    "context elements": (
+        10,
+        lambda n: [{"type": "context", "elements": [{"type": "mrkdwn", "text": "c"}] * n}],
+        "/blocks/0/elements]",
+    ),
+    "actions elements": (
+        25,
+        lambda n: [
+            {"type": "actions", "elements": [button("B", f"a{i}") for i in range(n)]},
+        ],
+        "/blocks/0/elements]",
+    ),
+    "select options": (
+        100,
+        lambda n: [
+            {
+                "type": "actions",
+                "elements": [
+                    {
+                        "type": "static_select",
+                        "action_id": "pick",
+                        "options": options(*[f"o{i}" for i in range(n)]),
+                    }
+                ],
+            }
+        ],
+        "/blocks/0/elements/0/options]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MESSAGE_LIMITS))
+def test_message_limit_holds_at_its_boundary(shared: EmuSetup, name: str) -> None:
+    ws = shared
+    limit, build, pointer = MESSAGE_LIMITS[name]
+
+    accepted = ws.client.chat_postMessage(channel=ws.general, text="fallback", blocks=build(limit))
+    assert accepted["ok"] is True
+
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="fallback", blocks=build(limit + 1))
+    assert refused.value.response["error"] == "invalid_blocks"
+    messages = refused.value.response["response_metadata"]["messages"]
+    assert any(m.startswith("[ERROR] ") and m.endswith(pointer) for m in messages), messages
+
+
+def test_message_text_is_refused_over_40000_characters(ws: EmuSetup) -> None:
+    assert ws.client.chat_postMessage(channel=ws.general, text="x" * 40_000)["ok"]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="x" * 40_001)
+    assert refused.value.response["error"] == "msg_too_long"
+
+
+def test_a_message_with_nothing_in_it_is_refused(ws: EmuSetup) -> None:
+    with pytest.raises(SlackApiError) as refused, pytest.warns(UserWarning, match="`text`"):
+        ws.client.chat_postMessage(channel=ws.general, text="")
+    assert refused.value.response["error"] == "no_text"
+
+
+def test_blocks_without_top_level_text_are_accepted_but_recorded_as_a_warning(
+    ws: EmuSetup,
+) -> None:
+    with pytest.warns(UserWarning, match="`text`"):  # slack_sdk warns too
+        ws.client.chat_postMessage(channel=ws.general, blocks=[section("only blocks")])
+    ws.client.chat_postMessage(channel=ws.general, text="with text", blocks=[section("ok")])
+
+    calls = ws.emu.calls("chat.postMessage")
+    assert [bool(c.warnings) for c in calls] == [True, False]
+    assert "without top-level `text`" in calls[0].warnings[0]
+    assert ws.emu.warnings == list(calls[0].warnings)
+
+
+def test_empty_alt_text_is_refused(ws: EmuSetup) -> None:
+    assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[_image("a")])["ok"]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[_image("")])
+    assert "must be more than 0 characters" in str(refused.value.response["response_metadata"])
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"image_url": "https://img.test/a.png", "slack_file": {"id": "F1"}},
+        {},
+    ],
+    ids=["both", "neither"],
+)
+def test_an_image_needs_exactly_one_of_image_url_and_slack_file(
+    ws: EmuSetup, source: dict[str, Any]
+) -> None:
+    image = {"type": "image", "alt_text": "a chart", **source}
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[image])
+    assert "exactly one of image_url or slack_file" in str(refused.value.response)
+
+
+def _upload(ws: EmuSetup, filename: str, *, complete: bool) -> str:
+    ticket = ws.client.files_getUploadURLExternal(filename=filename, length=4)
+    httpx.post(ticket["upload_url"], content=b"\x89PNG").raise_for_status()
+    if complete:
+        ws.client.files_completeUploadExternal(files=[{"id": ticket["file_id"]}])
+    return str(ticket["file_id"])
+
+
+def test_slack_file_must_name_a_completed_image_upload(ws: EmuSetup) -> None:
+    done = _upload(ws, "chart.png", complete=True)
+    pending = _upload(ws, "draft.png", complete=False)
+    text_file = _upload(ws, "notes.txt", complete=True)
+
+    def post(file_id: str) -> dict[str, Any]:
+        image = {"type": "image", "alt_text": "chart", "slack_file": {"id": file_id}}
+        response = ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[image])
+        return dict(response.data) if isinstance(response.data, dict) else {}
+
+    assert post(done)["ok"] is True
+    for file_id, why in [
+        (pending, "upload not completed"),
+        ("F0000NOPE", "not an uploaded file"),
+        (text_file, "not an image"),
+    ]:
+        with pytest.raises(SlackApiError) as refused:
+            post(file_id)
+        assert refused.value.response["error"] == "invalid_blocks"
+        assert why in str(refused.value.response["response_metadata"])
+
+
+def test_slack_file_may_also_name_the_file_by_its_url_private(ws: EmuSetup) -> None:
+    file_id = _upload(ws, "chart.png", complete=True)
+    url = ws.client.files_info(file=file_id)["file"]["url_private"]
+    image = {"type": "image", "alt_text": "chart", "slack_file": {"url": url}}
+    assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[image])["ok"]
+
+
+def test_block_ids_must_be_unique_within_a_message(ws: EmuSetup) -> None:
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(
+            channel=ws.general,
+            text="t",
+            blocks=[section("a", block_id="x"), section("b", block_id="x")],
+        )
+    assert "duplicate block_id: x" in str(refused.value.response)
+
+
+def test_action_ids_must_be_unique_within_their_block_only(ws: EmuSetup) -> None:
+    same_block = [{"type": "actions", "elements": [button("A", "go"), button("B", "go")]}]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=same_block)
+    assert "duplicate action_id: go" in str(refused.value.response)
+
+    two_blocks = [
+        {"type": "actions", "elements": [button("A", "go")]},
+        {"type": "actions", "elements": [button("B", "go")]},
+    ]
+    assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=two_blocks)["ok"]
+
+
+def test_unknown_block_types_are_refused(ws: EmuSetup) -> None:
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[{"type": "carousel"}])
+    assert "unsupported type: carousel" in str(refused.value.response)
+
+
+def test_chat_update_applies_the_same_checks(ws: EmuSetup) -> None:
+    posted = ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[section("v1")])
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_update(
+            channel=ws.general, ts=posted["ts"], text="t", blocks=[section("a" * 3001)]
+        )
+    assert refused.value.response["error"] == "invalid_blocks"
+    assert ws.emu.messages(ws.general)[0]["blocks"][0]["text"]["text"] == "v1"
+
+
+VIEW_LIMITS: dict[str, tuple[int, Callable[[int], dict[str, Any]], str]] = {
+    "modal title": (
+        24,
+        lambda n: modal([section("x")], title={"type": "plain_text", "text": "t" * n}),
+        "/view/title/text]",
+    ),
+    "modal submit": (
+        24,
+        lambda n: modal([section("x")], submit={"type": "plain_text", "text": "s" * n}),
+        "/view/submit/text]",
+    ),
+    "modal close": (
+        24,
+        lambda n: modal([section("x")], close={"type": "plain_text", "text": "c" * n}),
+        "/view/close/text]",
+    ),
+    "private_metadata": (
+        3000,
+        lambda n: modal([section("x")], private_metadata="m" * n),
+        "/view/private_metadata]",
+    ),
+    "callback_id": (
+        255,
+        lambda n: modal([section("x")], callback_id="c" * n),
+        "/view/callback_id]",
+    ),
+    "blocks per view": (100, lambda n: modal([section("x") for _ in range(n)]), "/view/blocks]"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VIEW_LIMITS))
+def test_view_limit_holds_at_its_boundary(shared: EmuSetup, name: str) -> None:
+    ws = shared
+    limit, build, pointer = VIEW_LIMITS[name]
+
+    opened = ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=build(limit))
+    assert opened["ok"] is True
+
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=build(limit + 1))
+    # views.* answer invalid_arguments (not invalid_blocks) with the same kind of messages.
+    assert refused.value.response["error"] == "invalid_arguments"
+    messages = refused.value.response["response_metadata"]["messages"]
+    assert any(m.endswith(pointer) for m in messages), messages
+
+
+def test_home_tab_allows_100_blocks_not_101(ws: EmuSetup) -> None:
+    def home(n: int) -> dict[str, Any]:
+        return {"type": "home", "blocks": [section("x") for _ in range(n)]}
+
+    assert ws.client.views_publish(user_id=ws.alice, view=home(100))["ok"]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.views_publish(user_id=ws.alice, view=home(101))
+    assert "no more than 100 items allowed [json-pointer:/view/blocks]" in str(
+        refused.value.response
+    )
+
+
+def test_a_modal_with_inputs_needs_a_submit_button(ws: EmuSetup) -> None:
+    view = modal([text_input("Brief", "brief")])
+    del view["submit"]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=view)
+    assert "must define `submit` to use an `input` block in modals" in str(refused.value.response)
+
+
+def test_input_max_length_is_capped_at_3000(ws: EmuSetup) -> None:
+    ok = modal([text_input("Brief", "brief", max_length=3000)])
+    assert ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=ok)["ok"]
+    too_long = modal([text_input("Brief", "brief", max_length=3001)])
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=too_long)
+    assert "/view/blocks/0/element/max_length]" in str(refused.value.response)
+
+
+def test_image_urls_are_downloaded_at_post_time_when_asked() -> None:
+    async def image(request: Request) -> Response:
+        if request.path_params["name"] == "fresh.png":
+            return Response(b"\x89PNG", media_type="image/png")
+        return Response("expired", status_code=403)
+
+    images = Starlette(routes=[Route("/img/{name}", image)])
+    with (
+        BackgroundServer(images, name="image-host") as host,
+        SlackEmulator(check_image_urls=True) as emu,
+    ):
+        alice = emu.add_user("U0ALICE", "alice")
+        channel = emu.add_channel("c", members=[alice])
+        emu.invite_bot(channel)
+        client = WebClient(token=emu.bot_token, base_url=emu.api_url)
+
+        def post(name: str) -> Any:
+            block = {"type": "image", "image_url": f"{host.url}/img/{name}", "alt_text": "v1"}
+            return client.chat_postMessage(channel=channel, text="t", blocks=[block])
+
+        assert post("fresh.png")["ok"]
+        with pytest.raises(SlackApiError) as refused:
+            post("expired.png")
+    assert refused.value.response["errors"] == [
+        "downloading image failed [json-pointer:/blocks/0/image_url]"
+    ]
