@@ -1,0 +1,54 @@
+"""One settings object for the whole app, read from the environment (or ``.env``) once.
+
+Built in the entry point and passed down; nothing else reads ``os.environ``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+SLACK_DEFAULT_API_URL = "https://slack.com/api/"
+
+
+class Settings(BaseSettings):
+    """Operator configuration (design §5). Secrets are ``SecretStr`` so they never print."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    slack_bot_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    slack_state_secret: SecretStr | None = None
+    slack_api_url: str = SLACK_DEFAULT_API_URL
+
+    content_api_url: str | None = None
+    content_client_id: str | None = None
+    content_client_secret: SecretStr | None = None
+    # The tenant's content locale (``en`` or ``de``); also learned from what the service returns.
+    content_locale: str = "en"
+
+    suggestbot_secret_keys: SecretStr | None = Field(default=None)
+    suggestbot_data_dir: Path = Path("./data")
+    port: int = 3000
+    log_level: str = "INFO"
+    log_json: bool = False
+
+    @field_validator("slack_api_url")
+    @classmethod
+    def _api_url_ends_with_slash(cls, value: str) -> str:
+        # slack_sdk appends the method name to base_url as is.
+        return value if value.endswith("/") else value + "/"
+
+    @property
+    def embedded_sandbox(self) -> bool:
+        """No service address configured: run the sandbox inside the process."""
+        return not self.content_api_url
+
+    @property
+    def oauth_install(self) -> bool:
+        return bool(self.slack_client_id and self.slack_client_secret)

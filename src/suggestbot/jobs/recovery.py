@@ -1,0 +1,40 @@
+"""Rebuild every timer from the store at start, and finish what a crash interrupted."""
+
+from __future__ import annotations
+
+import logging
+
+from suggestbot.slackapp.flows import brief
+from suggestbot.slackapp.flows.deps import Deps
+
+log = logging.getLogger(__name__)
+
+
+def resume_all(deps: Deps) -> int:
+    """Resume every unfinished request; returns how many were resumed.
+
+    - ``new``/``sending``: root posted if missing, then sent (``sending`` first looks for a run
+      the crash may already have created);
+    - ``delayed``: sent at its ``send_after`` time;
+    - ``submitted``/``posting``: watched again at once (posting is exactly-once, see results).
+    """
+    resumed = 0
+    for req in list(deps.records.requests.values()):
+        if req.state in ("new", "sending"):
+            deps.timers.send_later(req.id, at=deps.clock())
+        elif req.state == "delayed":
+            deps.timers.send_later(req.id, at=req.send_after or deps.clock())
+        elif req.state in ("submitted", "posting"):
+            deps.timers.watch_run(req.id, delay_s=0)
+        else:
+            continue
+        resumed += 1
+    if resumed:
+        log.info("resumed %d unfinished request(s) from the store", resumed)
+    return resumed
+
+
+def resume_one(deps: Deps, request_id: str) -> None:
+    """Used by the send timer: post a missing root before sending."""
+    brief.post_root(deps, request_id)
+    brief.submit(deps, request_id)

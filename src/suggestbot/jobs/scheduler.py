@@ -1,0 +1,69 @@
+"""The APScheduler wiring, with every job option chosen on purpose.
+
+- ``coalesce=True``: a job that fell behind runs once, not once per missed fire.
+- ``max_instances=1``: one poll of a given run at a time; job ids are per request, so two
+  workers never post the same result concurrently.
+- ``misfire_grace_time=None``: a late poll still runs however late (a run's result must never
+  be dropped because the process was busy or asleep).
+- ``replace_existing=True`` with explicit ids: rescheduling a request replaces its one timer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.jobstores.base import JobLookupError
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.date import DateTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+log = logging.getLogger(__name__)
+
+DEFAULT_WORKERS = 16
+
+
+class Scheduler:
+    """A small facade over ``BackgroundScheduler``: one-shot timers and interval jobs."""
+
+    def __init__(self, *, workers: int = DEFAULT_WORKERS) -> None:
+        self._scheduler = BackgroundScheduler(
+            executors={"default": ThreadPoolExecutor(max_workers=workers)},
+            job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
+            timezone=UTC,
+        )
+
+    def start(self) -> None:
+        if not self._scheduler.running:
+            self._scheduler.start()
+
+    def shutdown(self, *, wait: bool = True) -> None:
+        if self._scheduler.running:
+            self._scheduler.shutdown(wait=wait)
+
+    @property
+    def running(self) -> bool:
+        return bool(self._scheduler.running)
+
+    def at(self, job_id: str, delay_s: float, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` once, ``delay_s`` seconds from now (replacing job ``job_id``)."""
+        when = datetime.now(UTC) + timedelta(seconds=max(delay_s, 0.0))
+        self._scheduler.add_job(
+            fn, trigger=DateTrigger(run_date=when), id=job_id, args=args, replace_existing=True
+        )
+
+    def every(self, job_id: str, seconds: float, fn: Callable[..., Any]) -> None:
+        self._scheduler.add_job(
+            fn, trigger=IntervalTrigger(seconds=seconds), id=job_id, replace_existing=True
+        )
+
+    def cancel(self, job_id: str) -> None:
+        with contextlib.suppress(JobLookupError):
+            self._scheduler.remove_job(job_id)
+
+    def job_ids(self) -> list[str]:
+        return [job.id for job in self._scheduler.get_jobs()]

@@ -1,0 +1,169 @@
+"""Everything one running app needs, built from :class:`~suggestbot.config.Settings` once.
+
+``serve`` and ``demo`` build a :class:`Runtime` and start it; the tests build one against the
+sandbox and the Slack emulator. ``start`` rebuilds the timers from the store (nothing is lost
+across restarts); ``stop`` lets work in flight finish and closes what was opened.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from slack_bolt import App
+from slack_sdk import WebClient
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
+)
+
+from suggestbot.config import Settings
+from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
+from suggestbot.jobs.recovery import resume_all
+from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.jobs.timers import SchedulerTimers
+from suggestbot.logs import register_secret
+from suggestbot.slackapp.app import build_app
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import Records
+from suggestbot.store import DeliveryLog, TokenVault, open_store
+
+log = logging.getLogger(__name__)
+
+BACKGROUND_THREADS = 16
+PRUNE_EVERY_S = 600
+
+
+def slack_client(settings: Settings) -> WebClient:
+    """A ``WebClient`` that rides out Slack's 429s (honouring Retry-After), 5xx and resets."""
+    token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
+    return WebClient(
+        token=token,
+        base_url=settings.slack_api_url,
+        retry_handlers=[
+            ConnectionErrorRetryHandler(max_retry_count=2),
+            RateLimitErrorRetryHandler(max_retry_count=5),
+            ServerErrorRetryHandler(max_retry_count=3),
+        ],
+    )
+
+
+def content_client(
+    settings: Settings, *, base_url: str, client_id: str, secret: str
+) -> ContentClient:
+    auth = ClientCredentialsAuth(
+        token_url=base_url.rstrip("/") + "/auth/token", client_id=client_id, client_secret=secret
+    )
+    return ContentClient(base_url, auth=auth)
+
+
+def _dead(point: str) -> None:
+    raise SystemExit(f"abandoned at {point}")
+
+
+class Runtime:
+    """The app's parts, wired. Use as a context manager or call ``start``/``stop``."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        content: ContentClient | None = None,
+        poll_scale: float = 1.0,
+        crash_point: Callable[[str], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        for secret in (
+            settings.slack_bot_token,
+            settings.slack_signing_secret,
+            settings.slack_app_token,
+            settings.content_client_secret,
+        ):
+            if secret is not None:
+                register_secret(secret.get_secret_value())
+        keys = settings.suggestbot_secret_keys
+        self.vault = TokenVault.from_setting(keys.get_secret_value() if keys else None)
+        self.store = open_store(settings.suggestbot_data_dir)
+        self.content = content or self._service_client()
+        self.slack = slack_client(settings)
+        self.scheduler = Scheduler()
+        self.timers = SchedulerTimers(self.scheduler)
+        self.background = ThreadPoolExecutor(
+            max_workers=BACKGROUND_THREADS, thread_name_prefix="suggestbot-work"
+        )
+        self.deliveries = DeliveryLog(self.store)
+        self.deps = Deps(
+            records=Records(self.store),
+            vault=self.vault,
+            content=self.content,
+            slack=self.slack,
+            timers=self.timers,
+            embedded=settings.embedded_sandbox,
+            poll_scale=poll_scale,
+            background=self.background,
+            deliveries=self.deliveries,
+        )
+        if crash_point is not None:
+            self.deps.crash_point = crash_point
+        self.timers.deps = self.deps
+        signing = settings.slack_signing_secret
+        self.app: App = build_app(
+            deps=self.deps,
+            client=self.slack,
+            signing_secret=signing.get_secret_value() if signing else None,
+        )
+
+    def _service_client(self) -> ContentClient:
+        s = self.settings
+        if not (s.content_api_url and s.content_client_id and s.content_client_secret):
+            raise ValueError(
+                "CONTENT_API_URL, CONTENT_CLIENT_ID and CONTENT_CLIENT_SECRET are needed "
+                "to reach the content service"
+            )
+        return content_client(
+            s,
+            base_url=s.content_api_url,
+            client_id=s.content_client_id,
+            secret=s.content_client_secret.get_secret_value(),
+        )
+
+    def start(self) -> Runtime:
+        self.scheduler.start()
+        self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
+        resume_all(self.deps)
+        return self
+
+    def stop(self) -> None:
+        """Stop taking timers, let work in flight finish, close the store and clients."""
+        self.scheduler.shutdown(wait=True)
+        self.background.shutdown(wait=True)
+        self.store.close()
+        self.content.close()
+
+    def abandon(self) -> None:
+        """Drop everything at once, as a killed process would: no timer runs again, queued work
+        is discarded, nothing more is written (tests of crash recovery use this)."""
+        self.deps.crash_point = _dead
+        self.scheduler.shutdown(wait=False)
+        self.background.shutdown(wait=False, cancel_futures=True)
+        self.store.close()
+        self.content.close()
+
+    def health(self) -> dict[str, Any]:
+        report: dict[str, Any] = {"scheduler": self.scheduler.running}
+        try:
+            self.store.get("health", "probe")
+            report["store"] = True
+        except Exception:
+            report["store"] = False
+        report["ok"] = bool(report["scheduler"] and report["store"])
+        return report
+
+    def __enter__(self) -> Runtime:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,1 @@
+"""The Slack side of suggestbot: Bolt listeners, Block Kit builders and user-facing text."""

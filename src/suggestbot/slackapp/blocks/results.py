@@ -1,0 +1,198 @@
+"""The root message of a request and the messages holding its variants."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    ImageBlock,
+    SectionBlock,
+)
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
+
+from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
+from suggestbot.slackapp.messages import t
+
+MESSAGE_BLOCKS_MAX = 50
+HEADER_TEXT_MAX = 150
+BRIEF_QUOTE_MAX = 600
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button: label key in :mod:`messages`, the action id it fires and its value."""
+
+    label_key: str
+    action_id: str
+    value: str
+    style: str | None = None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One suggestion as shown in Slack (built by the flows from the service's model)."""
+
+    suggestion_id: str
+    number: int
+    total: int
+    kind: str
+    body: str
+    subject: str | None = None
+    image_url: str | None = None
+    alt_text: str | None = None
+    rationale: str | None = None
+    buttons: Sequence[Button] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Message:
+    """What ``chat.postMessage`` / ``chat.update`` get: fallback text and blocks."""
+
+    text: str
+    blocks: list[dict[str, Any]]
+
+
+def _buttons(buttons: Sequence[Button], *, lang: str, block_id: str) -> ActionsBlock:
+    return ActionsBlock(
+        block_id=block_id,
+        elements=[
+            ButtonElement(
+                text=t(b.label_key, lang), action_id=b.action_id, value=b.value, style=b.style
+            )
+            for b in buttons
+        ],
+    )
+
+
+def build_root_message(
+    *,
+    lang: str,
+    status: str,
+    brief: str | None = None,
+    context: str | None = None,
+    buttons: Sequence[Button] = (),
+) -> Message:
+    """The message in the channel that stands for one request and changes as it moves.
+
+    Args:
+        status: the sentence saying where the request is (already localised).
+        brief: the user's brief, quoted (shortened) so the channel sees what was asked.
+        context: segment · use case · variants.
+    """
+    blocks: list[Block] = [SectionBlock(block_id="status", text=MarkdownTextObject(text=status))]
+    if brief:
+        quoted = brief if len(brief) <= BRIEF_QUOTE_MAX else brief[: BRIEF_QUOTE_MAX - 1] + "…"
+        quote = "\n".join("> " + line for line in escape_mrkdwn(quoted).splitlines())
+        blocks.append(SectionBlock(block_id="brief", text=MarkdownTextObject(text=quote)))
+    if context:
+        blocks.append(
+            ContextBlock(
+                block_id="context", elements=[MarkdownTextObject(text=escape_mrkdwn(context))]
+            )
+        )
+    if buttons:
+        blocks.append(_buttons(buttons, lang=lang, block_id="actions"))
+    return Message(text=status, blocks=[b.to_dict() for b in blocks])
+
+
+def _variant_title(variant: Variant, lang: str) -> str:
+    kind_key = f"variant.kind.{variant.kind}"
+    kind = t(kind_key, lang)
+    title = f"{t('variant.header', lang, n=variant.number, total=variant.total)} · {kind}"
+    return title[:HEADER_TEXT_MAX]
+
+
+def build_variant_messages(*, lang: str, variant: Variant) -> list[Message]:
+    """One variant as one message, or several when its text needs more than 50 blocks.
+
+    The body is plain text from the service, so it goes into ``plain_text`` sections (nothing in
+    it can be read as mrkdwn); the subject is escaped. The image block uses the freshly minted
+    URL; without one (not minted, or minting failed) the message says how to get a preview.
+    """
+    title = _variant_title(variant, lang)
+    head: list[Block] = [HeaderBlock(block_id="title", text=PlainTextObject(text=title))]
+    if variant.subject is not None:
+        head.append(
+            SectionBlock(
+                block_id="subject",
+                text=MarkdownTextObject(
+                    text=t("variant.subject", lang, subject=escape_mrkdwn(variant.subject))
+                ),
+            )
+        )
+    body_blocks: list[Block] = [
+        SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
+        for i, chunk in enumerate(split_text(variant.body))
+    ]
+    tail: list[Block] = []
+    if variant.kind == "social_single_image":
+        if variant.image_url:
+            tail.append(
+                ImageBlock(
+                    block_id="image",
+                    image_url=variant.image_url,
+                    alt_text=(variant.alt_text or title)[:2000],
+                )
+            )
+        else:
+            tail.append(
+                ContextBlock(
+                    block_id="image-expired",
+                    elements=[MarkdownTextObject(text=t("variant.preview_expired", lang))],
+                )
+            )
+    if variant.rationale:
+        tail.append(
+            ContextBlock(
+                block_id="rationale",
+                elements=[
+                    MarkdownTextObject(
+                        text=t(
+                            "variant.rationale",
+                            lang,
+                            rationale=escape_mrkdwn(variant.rationale)[:2900],
+                        )
+                    )
+                ],
+            )
+        )
+    if variant.buttons:
+        tail.append(_buttons(variant.buttons, lang=lang, block_id="actions"))
+
+    fallback = title if variant.subject is None else f"{title}: {variant.subject}"[:3000]
+    room = MESSAGE_BLOCKS_MAX - len(head) - len(tail)
+    if len(body_blocks) <= room:
+        blocks = head + body_blocks + tail
+        return [Message(text=fallback, blocks=[b.to_dict() for b in blocks])]
+    # Too long for one message: the header and subject lead, the image and buttons close.
+    messages: list[Message] = []
+    first_room = MESSAGE_BLOCKS_MAX - len(head)
+    messages.append(
+        Message(text=fallback, blocks=[b.to_dict() for b in head + body_blocks[:first_room]])
+    )
+    rest = body_blocks[first_room:]
+    continued = f"{title} {t('variant.continued', lang)}"
+    while rest:
+        take = rest[:MESSAGE_BLOCKS_MAX]
+        rest = rest[MESSAGE_BLOCKS_MAX:]
+        if not rest and len(take) + len(tail) <= MESSAGE_BLOCKS_MAX:
+            take = take + tail
+            tail = []
+        messages.append(Message(text=continued, blocks=[b.to_dict() for b in take]))
+    if tail:
+        messages.append(Message(text=continued, blocks=[b.to_dict() for b in tail]))
+    return messages
+
+
+def build_skipped_note(*, lang: str, count: int) -> Message:
+    text = t("variant.skipped", lang, count=count)
+    return Message(
+        text=text, blocks=[ContextBlock(elements=[MarkdownTextObject(text=text)]).to_dict()]
+    )

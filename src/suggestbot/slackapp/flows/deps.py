@@ -1,0 +1,98 @@
+"""What the flows need, gathered in one object the entry point builds once."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from slack_sdk import WebClient
+
+from suggestbot.contentapi import ContentClient
+from suggestbot.slackapp.flows.records import Records
+from suggestbot.slackapp.messages import language_of
+from suggestbot.store import DeliveryLog, TokenVault
+
+log = logging.getLogger(__name__)
+
+
+class Timers(Protocol):
+    """Deferred work the flows ask for; ``suggestbot.jobs`` provides it."""
+
+    def watch_run(self, request_id: str, *, delay_s: float) -> None: ...
+
+    def send_later(self, request_id: str, *, at: float) -> None: ...
+
+    def cancel(self, request_id: str) -> None: ...
+
+
+def _no_crash(point: str) -> None:
+    """Named points where a test may simulate the process dying (see tests of recovery)."""
+
+
+@dataclass
+class Catalog:
+    """Segments and use cases of the tenant, cached briefly (they rarely change)."""
+
+    segments: list[tuple[str, str]]
+    use_cases: list[tuple[str, str]]
+    loaded_at: float
+
+
+@dataclass
+class Deps:
+    records: Records
+    vault: TokenVault
+    content: ContentClient
+    slack: WebClient
+    timers: Timers
+    embedded: bool = False
+    clock: Callable[[], float] = time.time
+    crash_point: Callable[[str], None] = _no_crash
+    catalog_ttl_s: float = 300.0
+    # Multiplies every poll delay; tests and the demo shrink it along with the sandbox's clock.
+    poll_scale: float = 1.0
+    background: Executor | None = None
+    deliveries: DeliveryLog | None = None
+    _catalog: Catalog | None = field(default=None, repr=False)
+    _catalog_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _langs: dict[str, tuple[str, float]] = field(default_factory=dict, repr=False)
+
+    def catalog(self, *, refresh: bool = False) -> Catalog:
+        """Segments and use cases as ``(id, name)`` pairs, from the cache when fresh."""
+        with self._catalog_lock:
+            now = self.clock()
+            cached = self._catalog
+            if cached and not refresh and now - cached.loaded_at < self.catalog_ttl_s:
+                return cached
+        segments = [(s.id, s.name) for s in self.content.list_segments()]
+        use_cases = [(u.id, u.name) for u in self.content.list_use_cases()]
+        fresh = Catalog(segments=segments, use_cases=use_cases, loaded_at=self.clock())
+        with self._catalog_lock:
+            self._catalog = fresh
+        return fresh
+
+    def cached_catalog(self) -> Catalog | None:
+        with self._catalog_lock:
+            cached = self._catalog
+        if cached and self.clock() - cached.loaded_at < self.catalog_ttl_s:
+            return cached
+        return None
+
+    def lang_of(self, user_id: str) -> str:
+        """The user's language from their Slack locale (``users.info``), cached for an hour."""
+        cached = self._langs.get(user_id)
+        if cached and self.clock() - cached[1] < 3600:
+            return cached[0]
+        lang = "en"
+        try:
+            info: Any = self.slack.users_info(user=user_id, include_locale=True)
+            lang = language_of(info["user"].get("locale"))
+        except Exception:  # a failed look-up only costs the user their language
+            log.warning("users.info failed for %s; using English", user_id)
+        self._langs[user_id] = (lang, self.clock())
+        return lang

@@ -1,0 +1,70 @@
+"""Linking a Slack user to their own account of the service, with a token kept encrypted."""
+
+from __future__ import annotations
+
+import enum
+import logging
+import time
+
+from suggestbot.contentapi import (
+    ContentApiError,
+    ServerError,
+    Timeout,
+    TransportError,
+    Unauthorized,
+    UserTokenRejected,
+)
+from suggestbot.logs import register_secret
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import LinkedUser, user_key
+
+log = logging.getLogger(__name__)
+
+
+class LinkResult(enum.Enum):
+    LINKED = "linked"
+    EMPTY = "empty"
+    REJECTED = "rejected"
+    UNREACHABLE = "unreachable"
+
+
+def verify_and_link(deps: Deps, *, team_id: str, user_id: str, token: str) -> LinkResult:
+    """Check ``token`` with a cheap read as that user; keep it (encrypted) only if it works."""
+    token = token.strip()
+    if not token:
+        return LinkResult.EMPTY
+    register_secret(token)
+    try:
+        deps.content.as_user(token).list_use_cases()
+    except (UserTokenRejected, Unauthorized):
+        log.info("user %s offered a token the service rejected", user_id)
+        return LinkResult.REJECTED
+    except (ServerError, TransportError, Timeout):
+        return LinkResult.UNREACHABLE
+    except ContentApiError as exc:
+        log.warning("verifying a token for %s: unexpected answer %s", user_id, exc)
+        return LinkResult.REJECTED
+    deps.records.users.put(
+        user_key(team_id, user_id),
+        LinkedUser(
+            team_id=team_id,
+            user_id=user_id,
+            token_enc=deps.vault.encrypt(token),
+            linked_at=time.time(),
+        ),
+    )
+    log.info("user %s linked their account", user_id)
+    return LinkResult.LINKED
+
+
+def unlink(deps: Deps, *, team_id: str, user_id: str) -> bool:
+    return deps.records.users.delete(user_key(team_id, user_id))
+
+
+def link_of(deps: Deps, *, team_id: str, user_id: str) -> LinkedUser | None:
+    return deps.records.users.get(user_key(team_id, user_id))
+
+
+def is_linked(deps: Deps, *, team_id: str, user_id: str) -> bool:
+    user = link_of(deps, team_id=team_id, user_id=user_id)
+    return user is not None and user.state == "linked"

@@ -1,0 +1,126 @@
+"""Posting to Slack so that nothing is lost: DM fallback, ephemeral notes, finding our posts.
+
+Slack's own retries (429 with Retry-After, 5xx, broken connections) are handled by the
+``WebClient`` retry handlers the entry point installs; what is left here are the answers a
+retry cannot fix, such as the bot not being in the channel.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+from slack_sdk.errors import SlackApiError
+
+from suggestbot.slackapp.blocks.results import Message
+from suggestbot.slackapp.flows.deps import Deps
+
+log = logging.getLogger(__name__)
+
+# Slack errors that mean "this channel will not take the bot's message".
+UNREACHABLE_CHANNEL = frozenset(
+    {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
+)
+METADATA_TYPE = "suggestbot_post"
+
+
+def slack_error(exc: SlackApiError) -> str:
+    return str(exc.response.get("error", "unknown_error"))
+
+
+def open_dm(deps: Deps, user_id: str) -> str:
+    opened: Any = deps.slack.conversations_open(users=user_id)
+    return str(opened["channel"]["id"])
+
+
+def post(
+    deps: Deps,
+    *,
+    channel: str,
+    message: Message,
+    thread_ts: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> str:
+    """Post ``message`` and return its ``ts``. ``metadata`` lets recovery find it again."""
+    kwargs: dict[str, Any] = {"channel": channel, "text": message.text, "blocks": message.blocks}
+    if thread_ts:
+        kwargs["thread_ts"] = thread_ts
+    if metadata is not None:
+        kwargs["metadata"] = {"event_type": METADATA_TYPE, "event_payload": metadata}
+    response: Any = deps.slack.chat_postMessage(**kwargs)
+    return str(response["ts"])
+
+
+def update(deps: Deps, *, channel: str, ts: str, message: Message) -> None:
+    deps.slack.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+
+
+def notify(
+    deps: Deps,
+    *,
+    user_id: str,
+    channel_id: str,
+    message: Message,
+    response_url: str | None = None,
+) -> None:
+    """Tell one user something only they should see.
+
+    Uses the command's ``response_url`` when there is one (it works even where the bot is not a
+    member), else ``chat.postEphemeral``, else a direct message.
+    """
+    if response_url:
+        try:
+            answer = httpx.post(
+                response_url,
+                json={
+                    "response_type": "ephemeral",
+                    "replace_original": False,
+                    "text": message.text,
+                    "blocks": message.blocks,
+                },
+                timeout=10,
+            )
+            if answer.status_code == 200:
+                return
+            log.warning("response_url answered %s; trying chat.postEphemeral", answer.status_code)
+        except httpx.HTTPError as exc:
+            log.warning("response_url failed (%s); trying chat.postEphemeral", type(exc).__name__)
+    try:
+        deps.slack.chat_postEphemeral(
+            channel=channel_id, user=user_id, text=message.text, blocks=message.blocks
+        )
+        return
+    except SlackApiError as exc:
+        if slack_error(exc) not in UNREACHABLE_CHANNEL:
+            raise
+    post(deps, channel=open_dm(deps, user_id), message=message)
+
+
+def find_posted(
+    deps: Deps,
+    *,
+    channel: str,
+    thread_ts: str,
+    matches: Callable[[dict[str, Any]], bool],
+) -> str | None:
+    """The ``ts`` of a message in the thread whose metadata payload ``matches``, if any.
+
+    Recovery uses this after a crash between "about to post" and "posted", so a result is
+    never posted twice.
+    """
+    cursor: str | None = None
+    while True:
+        page: Any = deps.slack.conversations_replies(
+            channel=channel, ts=thread_ts, include_all_metadata=True, cursor=cursor, limit=200
+        )
+        for message in page.get("messages", []):
+            metadata = message.get("metadata") or {}
+            if metadata.get("event_type") == METADATA_TYPE and matches(
+                metadata.get("event_payload") or {}
+            ):
+                return str(message["ts"])
+        cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
+        if not cursor:
+            return None

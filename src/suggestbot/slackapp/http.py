@@ -1,0 +1,72 @@
+"""HTTP mode: Slack's requests arrive at ``/slack/events``; operators probe ``/healthz``.
+
+Bolt's bundled ASGI and Starlette adapters call the synchronous ``App.dispatch`` on the event
+loop, so one slow dispatch would hold up every other request's ack. Here each dispatch runs in
+Starlette's thread pool instead, and the event loop only moves bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import App
+from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+EVENTS_PATH = "/slack/events"
+INSTALL_PATH = "/slack/install"
+REDIRECT_PATH = "/slack/oauth_redirect"
+
+HealthCheck = Callable[[], dict[str, Any]]
+
+
+def build_http_app(app: App, *, health: HealthCheck | None = None) -> Starlette:
+    """The ASGI app serving ``app`` (and its OAuth flow, when it has one) plus ``/healthz``.
+
+    Args:
+        app: the Bolt app.
+        health: returns ``{"ok": bool, ...details}``; ``/healthz`` answers 503 when not ok.
+    """
+
+    async def events(request: Request) -> Response:
+        body = await request.body()
+        bolt_response = await run_in_threadpool(app.dispatch, to_bolt_request(request, body))
+        return to_starlette_response(bolt_response)
+
+    async def install(request: Request) -> Response:
+        flow = app.oauth_flow
+        if flow is None:
+            return Response("Not found", status_code=404)
+        body = await request.body()
+        bolt_response = await run_in_threadpool(
+            flow.handle_installation, to_bolt_request(request, body)
+        )
+        return to_starlette_response(bolt_response)
+
+    async def oauth_redirect(request: Request) -> Response:
+        flow = app.oauth_flow
+        if flow is None:
+            return Response("Not found", status_code=404)
+        body = await request.body()
+        bolt_response = await run_in_threadpool(
+            flow.handle_callback, to_bolt_request(request, body)
+        )
+        return to_starlette_response(bolt_response)
+
+    async def healthz(request: Request) -> Response:
+        report = await run_in_threadpool(health) if health else {"ok": True}
+        return JSONResponse(report, status_code=200 if report.get("ok") else 503)
+
+    return Starlette(
+        routes=[
+            Route(EVENTS_PATH, events, methods=["POST"]),
+            Route(INSTALL_PATH, install, methods=["GET"]),
+            Route(REDIRECT_PATH, oauth_redirect, methods=["GET"]),
+            Route("/healthz", healthz, methods=["GET"]),
+        ]
+    )

@@ -1,0 +1,145 @@
+"""Buttons: connect, resend what was kept, retry, edit and resend, refresh an image preview."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.blocks.notices import build_notice
+from suggestbot.slackapp.flows import brief, linking, results, slackio
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.listeners.background import in_background
+from suggestbot.slackapp.listeners.commands import open_brief_modal, open_connect_modal
+from suggestbot.slackapp.messages import t
+
+log = logging.getLogger(__name__)
+
+
+def _value(body: dict[str, Any]) -> str:
+    return str(body["actions"][0].get("value") or "")
+
+
+def _channel(body: dict[str, Any]) -> str | None:
+    channel = body.get("channel") or {}
+    return channel.get("id") or (body.get("container") or {}).get("channel_id")
+
+
+def _tell(deps: Deps, body: dict[str, Any], text: str) -> None:
+    user_id = body["user"]["id"]
+    slackio.notify(
+        deps,
+        user_id=user_id,
+        channel_id=_channel(body) or user_id,
+        message=build_notice(lang=deps.lang_of(user_id), text=text),
+        response_url=body.get("response_url"),
+    )
+
+
+def register(app: App, deps: Deps) -> None:
+    def on(action_id: str, work: Any) -> None:
+        @app.action(action_id)
+        def listener(ack: Ack, body: dict[str, Any]) -> None:
+            ack()
+            in_background(
+                deps,
+                work,
+                deps,
+                body,
+                user_id=body["user"]["id"],
+                channel_id=_channel(body),
+                response_url=body.get("response_url"),
+            )
+
+    on(ids.ACTION_CONNECT, _connect)
+    on(ids.ACTION_RESEND, _resend_held)
+    on(ids.ACTION_RETRY, _retry)
+    on(ids.ACTION_EDIT_RESEND, _edit_resend)
+    on(ids.ACTION_REFRESH_PREVIEW, _refresh_preview)
+    on(ids.ACTION_CHECK_AGAIN, _check_again)
+
+
+def _connect(deps: Deps, body: dict[str, Any]) -> None:
+    value = _value(body)
+    held_id = value.removeprefix("held:") if value.startswith("held:") else ""
+    open_connect_modal(
+        deps, trigger_id=body["trigger_id"], user_id=body["user"]["id"], held_id=held_id
+    )
+
+
+def _resend_held(deps: Deps, body: dict[str, Any]) -> None:
+    user_id, team_id = body["user"]["id"], body["user"]["team_id"]
+    held = deps.records.held.get(_value(body))
+    if held is None:
+        return
+    if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        open_connect_modal(deps, trigger_id=body["trigger_id"], user_id=user_id, held_id=held.id)
+        return
+    open_brief_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=held.channel_id,
+        text=held.text,
+    )
+    if len(held.text) <= 3000:
+        deps.records.held.delete(held.id)
+
+
+def _retry(deps: Deps, body: dict[str, Any]) -> None:
+    user_id = body["user"]["id"]
+    request_id = _value(body)
+    req = deps.records.requests.get(request_id)
+    if req is None:
+        return
+    if not brief.retry(deps, request_id, acting_user=user_id):
+        _tell(deps, body, t("error.only_author", deps.lang_of(user_id), user=req.user_id))
+
+
+def _edit_resend(deps: Deps, body: dict[str, Any]) -> None:
+    user_id = body["user"]["id"]
+    req = deps.records.requests.get(_value(body))
+    if req is None:
+        return
+    if req.user_id != user_id:
+        _tell(deps, body, t("error.only_author", deps.lang_of(user_id), user=req.user_id))
+        return
+    open_brief_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        team_id=req.team_id,
+        user_id=user_id,
+        channel_id=req.channel_id,
+        text=req.steering_text,
+        request_id=req.id,
+        segment_id=req.body.get("segment_id"),
+        use_case_id=req.body.get("use_case_id"),
+        variants=int(req.body.get("variant_count") or 1),
+    )
+
+
+def _refresh_preview(deps: Deps, body: dict[str, Any]) -> None:
+    request_id, _, number = _value(body).rpartition(":")
+    channel = _channel(body)
+    ts = (body.get("message") or {}).get("ts") or (body.get("container") or {}).get("message_ts")
+    if not (channel and ts and number.isdigit()):
+        return
+    results.refresh_preview(
+        deps, request_id=request_id, variant_no=int(number), channel=channel, ts=ts
+    )
+
+
+def _check_again(deps: Deps, body: dict[str, Any]) -> None:
+    req = deps.records.requests.get(_value(body))
+    if req is None or req.run_id is None:
+        return
+    deps.records.requests.update(
+        req.id,
+        lambda r: r.model_copy(
+            update={"state": "submitted", "failure": None, "sent_at": deps.clock()}
+        ),
+    )
+    deps.timers.watch_run(req.id, delay_s=0)

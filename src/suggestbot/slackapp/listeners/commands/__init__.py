@@ -1,0 +1,233 @@
+"""``/suggest``: one slash command, routed by its first word."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from suggestbot.contentapi.checks import check_brief
+from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.blocks.modals import (
+    MODAL_INPUT_MAX,
+    build_brief_modal,
+    build_connect_modal,
+)
+from suggestbot.slackapp.blocks.notices import build_help, build_notice
+from suggestbot.slackapp.blocks.results import Button
+from suggestbot.slackapp.flows import brief, linking, slackio
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import HeldInput, user_key
+from suggestbot.slackapp.listeners.background import in_background
+from suggestbot.slackapp.messages import t
+from suggestbot.slackapp.payloads import dump_metadata, parse_command
+
+log = logging.getLogger(__name__)
+
+COMMAND = "/suggest"
+
+
+def register(app: App, deps: Deps) -> None:
+    @app.command(COMMAND)
+    def suggest(ack: Ack, body: dict[str, Any]) -> None:
+        ack()
+        in_background(
+            deps,
+            handle,
+            deps,
+            body,
+            user_id=body["user_id"],
+            channel_id=body.get("channel_id"),
+            response_url=body.get("response_url"),
+        )
+
+
+def handle(deps: Deps, body: dict[str, Any]) -> None:
+    sub, rest = parse_command(body.get("text"))
+    handler = _SUBCOMMANDS.get(sub)
+    if handler is None:
+        lang = deps.lang_of(body["user_id"])
+        _reply(deps, body, build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=sub)))
+        return
+    handler(deps, body, rest)
+
+
+def _reply(deps: Deps, body: dict[str, Any], message: Any) -> None:
+    slackio.notify(
+        deps,
+        user_id=body["user_id"],
+        channel_id=body["channel_id"],
+        message=message,
+        response_url=body.get("response_url"),
+    )
+
+
+def _help(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    _reply(deps, body, build_help(lang=deps.lang_of(body["user_id"])))
+
+
+def _connect(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    open_connect_modal(deps, trigger_id=body["trigger_id"], user_id=body["user_id"])
+
+
+def open_connect_modal(deps: Deps, *, trigger_id: str, user_id: str, held_id: str = "") -> None:
+    lang = deps.lang_of(user_id)
+    metadata = dump_metadata({"held": held_id}) if held_id else ""
+    deps.slack.views_open(
+        trigger_id=trigger_id, view=build_connect_modal(lang=lang, private_metadata=metadata)
+    )
+
+
+def _disconnect(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    lang = deps.lang_of(body["user_id"])
+    removed = linking.unlink(deps, team_id=body["team_id"], user_id=body["user_id"])
+    text = t("disconnect.done" if removed else "disconnect.none", lang)
+    _reply(deps, body, build_notice(lang=lang, text=text))
+
+
+def _status(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    lang = deps.lang_of(body["user_id"])
+    link = linking.link_of(deps, team_id=body["team_id"], user_id=body["user_id"])
+    if link is None:
+        lines = [t("status.unlinked", lang)]
+    elif link.state == "expired":
+        lines = [t("status.expired", lang, since=_date(link.expired_at or link.linked_at))]
+    else:
+        lines = [t("status.linked", lang, since=_date(link.linked_at))]
+    mode = t("status.mode_embedded" if deps.embedded else "status.mode_service", lang)
+    try:
+        deps.catalog()
+        lines.append(t("status.workspace_ok", lang, mode=mode))
+    except Exception:
+        lines.append(t("status.workspace_down", lang))
+    _reply(deps, body, build_notice(lang=lang, text="\n".join(lines)))
+
+
+def _date(epoch: float) -> str:
+    return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{int(epoch)}>"
+
+
+def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    team_id, user_id, channel_id = body["team_id"], body["user_id"], body["channel_id"]
+    lang = deps.lang_of(user_id)
+    if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        held = HeldInput(team_id=team_id, user_id=user_id, channel_id=channel_id, text=rest)
+        deps.records.held.put(held.id, held)
+        prompt = build_notice(
+            lang=lang,
+            text=t("connect.needed", lang),
+            buttons=[
+                Button("connect.button", ids.ACTION_CONNECT, f"held:{held.id}", "primary"),
+                Button("button.resend", ids.ACTION_RESEND, held.id),
+            ],
+        )
+        _reply(deps, body, prompt)
+        return
+    prefs = deps.records.preferences.get(user_key(team_id, user_id))
+    catalog = deps.cached_catalog()
+    if rest and prefs and prefs.segment_id and prefs.use_case_id and catalog:
+        names = dict(catalog.segments), dict(catalog.use_cases)
+        if prefs.segment_id in names[0] and prefs.use_case_id in names[1]:
+            problem = check_brief(rest)
+            if problem is None:
+                brief.start(
+                    deps,
+                    team_id=team_id,
+                    user_id=user_id,
+                    channel_id=channel_id,
+                    body=steered_body(
+                        segment_id=prefs.segment_id,
+                        use_case_id=prefs.use_case_id,
+                        text=rest,
+                        variants=prefs.variants,
+                    ),
+                    labels={
+                        "segment": names[0][prefs.segment_id],
+                        "use_case": names[1][prefs.use_case_id],
+                    },
+                    response_url=body.get("response_url"),
+                )
+                return
+    open_brief_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=channel_id,
+        text=rest,
+    )
+
+
+def steered_body(*, segment_id: str, use_case_id: str, text: str, variants: int) -> dict[str, Any]:
+    """The ``steered_generation`` request exactly as it goes on the wire."""
+    return {
+        "type": "steered_generation",
+        "segment_id": segment_id,
+        "use_case_id": use_case_id,
+        "steering_text": text,
+        "variant_count": variants,
+    }
+
+
+def open_brief_modal(
+    deps: Deps,
+    *,
+    trigger_id: str,
+    team_id: str,
+    user_id: str,
+    channel_id: str,
+    text: str = "",
+    request_id: str | None = None,
+    segment_id: str | None = None,
+    use_case_id: str | None = None,
+    variants: int | None = None,
+) -> None:
+    """Open the brief modal at once (a trigger lives 3 seconds): from the cached catalogue when
+    there is one, else as a "loading" view that is filled in when the catalogue arrives."""
+    lang = deps.lang_of(user_id)
+    prefs = deps.records.preferences.get(user_key(team_id, user_id))
+    metadata: dict[str, Any] = {"channel": channel_id}
+    if request_id:
+        metadata["request"] = request_id
+    long_chars = None
+    if len(text) > MODAL_INPUT_MAX:
+        # Slack's input cannot hold it: keep the whole brief aside and send it as typed.
+        held = HeldInput(team_id=team_id, user_id=user_id, channel_id=channel_id, text=text)
+        deps.records.held.put(held.id, held)
+        metadata["held"] = held.id
+        long_chars = len(text)
+
+    def build(catalog: Any) -> dict[str, Any]:
+        return build_brief_modal(
+            lang=lang,
+            segments=catalog.segments,
+            use_cases=catalog.use_cases,
+            initial_text=text,
+            initial_segment=segment_id or (prefs.segment_id if prefs else None),
+            initial_use_case=use_case_id or (prefs.use_case_id if prefs else None),
+            initial_variants=variants or (prefs.variants if prefs else 1),
+            private_metadata=json.dumps(metadata),
+            long_brief_chars=long_chars,
+        )
+
+    catalog = deps.cached_catalog()
+    if catalog is not None:
+        deps.slack.views_open(trigger_id=trigger_id, view=build(catalog))
+        return
+    loading = build_brief_modal(lang=lang, segments=[], use_cases=[])
+    loading["blocks"][0]["text"]["text"] = t("brief.loading", lang)
+    opened: Any = deps.slack.views_open(trigger_id=trigger_id, view=loading)
+    view = opened["view"]
+    deps.slack.views_update(view_id=view["id"], hash=view.get("hash"), view=build(deps.catalog()))
+
+
+_SUBCOMMANDS: dict[str, Callable[[Deps, dict[str, Any], str], None]] = {
+    "help": _help,
+    "connect": _connect,
+    "disconnect": _disconnect,
+    "status": _status,
+    "brief": _brief,
+}

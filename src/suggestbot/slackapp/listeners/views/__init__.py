@@ -1,0 +1,168 @@
+"""Modal submissions: connect an account, send (or resend) a brief."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from suggestbot.contentapi.checks import check_brief
+from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.blocks.modals import build_connect_modal, build_info_modal
+from suggestbot.slackapp.blocks.notices import build_notice
+from suggestbot.slackapp.blocks.results import Button
+from suggestbot.slackapp.flows import brief, linking, slackio
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.linking import LinkResult
+from suggestbot.slackapp.flows.records import Preferences, user_key
+from suggestbot.slackapp.listeners.background import in_background
+from suggestbot.slackapp.listeners.commands import steered_body
+from suggestbot.slackapp.messages import t
+from suggestbot.slackapp.payloads import load_metadata, selected_label, view_values
+
+log = logging.getLogger(__name__)
+
+
+def brief_problem(text: str, lang: str) -> str | None:
+    """The field error for a brief the service would refuse, checked before sending."""
+    code = check_brief(text)
+    if code is None:
+        return None
+    return t(f"brief.{code}", lang, count=len(text))
+
+
+def register(app: App, deps: Deps) -> None:
+    @app.view(ids.VIEW_CONNECT)
+    def connect_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        user_id = body["user"]["id"]
+        lang = deps.lang_of(user_id)
+        token = str(view_values(view).get(ids.INPUT_TOKEN) or "")
+        if not token.strip():
+            ack(response_action="errors", errors={ids.INPUT_TOKEN: t("connect.empty", lang)})
+            return
+        checking = build_info_modal(
+            lang=lang, title_key="connect.title", text=t("connect.checking", lang)
+        )
+        ack(response_action="update", view=checking)
+        in_background(
+            deps,
+            _finish_connect,
+            deps,
+            body,
+            token,
+            user_id=user_id,
+            channel_id=None,
+        )
+
+    @app.view(ids.VIEW_BRIEF)
+    def brief_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
+        user_id = body["user"]["id"]
+        lang = deps.lang_of(user_id)
+        values = view_values(view)
+        metadata = load_metadata(view.get("private_metadata"))
+        if metadata.get("held"):
+            held = deps.records.held.get(metadata["held"])
+            text = held.text if held else ""
+        else:
+            text = str(values.get(ids.INPUT_BRIEF) or "")
+        problem = brief_problem(text, lang)
+        if problem and not metadata.get("held"):
+            ack(response_action="errors", errors={ids.INPUT_BRIEF: problem})
+            return
+        if problem:
+            ack(response_action="errors", errors={ids.INPUT_SEGMENT: problem})
+            return
+        ack()
+        in_background(
+            deps,
+            _send_brief,
+            deps,
+            body,
+            text,
+            metadata,
+            user_id=user_id,
+            channel_id=metadata.get("channel"),
+        )
+
+
+def _finish_connect(deps: Deps, body: dict[str, Any], token: str) -> None:
+    team_id, user_id = body["user"]["team_id"], body["user"]["id"]
+    lang = deps.lang_of(user_id)
+    view_id = body["view"]["id"]
+    result = linking.verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
+    if result is LinkResult.LINKED:
+        deps.slack.views_update(
+            view_id=view_id,
+            view=build_info_modal(
+                lang=lang, title_key="connect.title", text=t("connect.done", lang)
+            ),
+        )
+        _offer_held_resend(deps, body)
+        return
+    error_key = {
+        LinkResult.REJECTED: "connect.rejected",
+        LinkResult.UNREACHABLE: "connect.unreachable",
+        LinkResult.EMPTY: "connect.empty",
+    }[result]
+    deps.slack.views_update(
+        view_id=view_id,
+        view=build_connect_modal(
+            lang=lang,
+            private_metadata=body["view"].get("private_metadata") or "",
+            error=f":warning: {t(error_key, lang)}",
+        ),
+    )
+
+
+def _offer_held_resend(deps: Deps, body: dict[str, Any]) -> None:
+    """After connecting from the prompt of a kept brief, offer the one-click resend."""
+    held_id = load_metadata(body["view"].get("private_metadata")).get("held")
+    held = deps.records.held.get(held_id) if held_id else None
+    if held is None:
+        return
+    lang = deps.lang_of(held.user_id)
+    slackio.notify(
+        deps,
+        user_id=held.user_id,
+        channel_id=held.channel_id,
+        message=build_notice(
+            lang=lang,
+            text=t("connect.held_ready", lang),
+            buttons=[Button("button.resend", ids.ACTION_RESEND, held.id, "primary")],
+        ),
+    )
+
+
+def _send_brief(deps: Deps, body: dict[str, Any], text: str, metadata: dict[str, Any]) -> None:
+    team_id, user_id = body["user"]["team_id"], body["user"]["id"]
+    view = body["view"]
+    values = view_values(view)
+    segment_id, use_case_id = values[ids.INPUT_SEGMENT], values[ids.INPUT_USE_CASE]
+    variants = int(values.get(ids.INPUT_VARIANTS) or 1)
+    deps.records.preferences.put(
+        user_key(team_id, user_id),
+        Preferences(segment_id=segment_id, use_case_id=use_case_id, variants=variants),
+    )
+    labels = {
+        "segment": selected_label(view, ids.INPUT_SEGMENT) or segment_id,
+        "use_case": selected_label(view, ids.INPUT_USE_CASE) or use_case_id,
+    }
+    request_body = steered_body(
+        segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
+    )
+    if metadata.get("held"):
+        deps.records.held.delete(metadata["held"])
+    request_id = metadata.get("request")
+    if request_id and brief.resend_edited(
+        deps, request_id, acting_user=user_id, body=request_body, labels=labels
+    ):
+        return
+    brief.start(
+        deps,
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=metadata.get("channel") or user_id,
+        body=request_body,
+        labels=labels,
+    )
