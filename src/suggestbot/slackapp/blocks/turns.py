@@ -1,0 +1,298 @@
+"""Messages of a refinement thread: a turn's result, a refinement's status, the variant question,
+and the thread's state under its root."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    ImageBlock,
+    SectionBlock,
+)
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
+
+from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.blocks.results import (
+    HEADER_TEXT_MAX,
+    MESSAGE_BLOCKS_MAX,
+    Button,
+    Message,
+    Variant,
+)
+from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
+from suggestbot.slackapp.messages import t
+
+# An instruction is quoted, not published: a short excerpt tells the thread what was asked.
+INSTRUCTION_QUOTE_MAX = 600
+CHOICE_LABEL_MAX = 120
+
+
+@dataclass(frozen=True)
+class ThreadStatus:
+    """What the root shows about its lineage once refined."""
+
+    name: str | None
+    turn_count: int
+    chosen_variant: int | None
+    variants: int
+    last_turn_by: str | None
+    can_rename: bool
+    thread_key: str
+
+
+def quote(text: str, *, limit: int = INSTRUCTION_QUOTE_MAX) -> str:
+    """``text`` as an mrkdwn quote, escaped and shortened."""
+    short = text if len(text) <= limit else text[: limit - 1] + "…"
+    return "\n".join("> " + line for line in (escape_mrkdwn(short).splitlines() or [""]))
+
+
+def _actions(buttons: Sequence[Button], *, lang: str, block_id: str) -> ActionsBlock:
+    return ActionsBlock(
+        block_id=block_id,
+        elements=[
+            ButtonElement(
+                text=t(b.label_key, lang), action_id=b.action_id, value=b.value, style=b.style
+            )
+            for b in buttons
+        ],
+    )
+
+
+def build_thread_status(*, lang: str, status: ThreadStatus) -> list[dict[str, Any]]:
+    """Blocks added under a thread's root: head, turn count, name, and the rename button."""
+    parts = []
+    if status.name:
+        parts.append(t("thread.name", lang, name=escape_mrkdwn(status.name)))
+    parts.append(t("thread.turns", lang, count=status.turn_count))
+    if status.chosen_variant is not None and status.variants > 1:
+        parts.append(t("thread.follows_variant", lang, n=status.chosen_variant))
+    if status.last_turn_by:
+        parts.append(t("thread.newest_by", lang, user=status.last_turn_by))
+    blocks: list[Block] = [
+        ContextBlock(
+            block_id="thread-status", elements=[MarkdownTextObject(text=" · ".join(parts))]
+        )
+    ]
+    if status.can_rename:
+        blocks.append(
+            _actions(
+                [Button("thread.rename", ids.ACTION_RENAME_OPEN, status.thread_key)],
+                lang=lang,
+                block_id="thread-actions",
+            )
+        )
+    return [b.to_dict() for b in blocks]
+
+
+def build_turn_messages(
+    *, lang: str, turn: int, instruction: str, author: str, variant: Variant
+) -> list[Message]:
+    """One turn's result: "Turn n", the instruction it followed, and the content.
+
+    The body is the service's plain text, so it goes into ``plain_text`` sections; a body too
+    long for one message continues in further messages, the image and buttons closing the last.
+    """
+    kind = t(f"variant.kind.{variant.kind}", lang)
+    title = t("turn.header", lang, n=turn, kind=kind)[:HEADER_TEXT_MAX]
+    head: list[Block] = [
+        HeaderBlock(block_id="title", text=PlainTextObject(text=title)),
+        SectionBlock(
+            block_id="instruction",
+            text=MarkdownTextObject(
+                text=t("turn.asked", lang, user=author) + "\n" + quote(instruction)
+            ),
+        ),
+    ]
+    if variant.subject is not None:
+        head.append(
+            SectionBlock(
+                block_id="subject",
+                text=MarkdownTextObject(
+                    text=t("variant.subject", lang, subject=escape_mrkdwn(variant.subject))
+                ),
+            )
+        )
+    body: list[Block] = [
+        SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
+        for i, chunk in enumerate(split_text(variant.body))
+    ]
+    tail: list[Block] = []
+    if variant.kind == "social_single_image":
+        if variant.image_url:
+            tail.append(
+                ImageBlock(
+                    block_id="image",
+                    image_url=variant.image_url,
+                    alt_text=(variant.alt_text or title)[:2000],
+                )
+            )
+        else:
+            tail.append(
+                ContextBlock(
+                    block_id="image-expired",
+                    elements=[MarkdownTextObject(text=t("variant.preview_expired", lang))],
+                )
+            )
+    if variant.rationale:
+        tail.append(
+            ContextBlock(
+                block_id="rationale",
+                elements=[
+                    MarkdownTextObject(
+                        text=t(
+                            "variant.rationale",
+                            lang,
+                            rationale=escape_mrkdwn(variant.rationale)[:2900],
+                        )
+                    )
+                ],
+            )
+        )
+    if variant.buttons:
+        tail.append(_actions(variant.buttons, lang=lang, block_id="actions"))
+    fallback = title if variant.subject is None else f"{title}: {variant.subject}"[:3000]
+    return _pack(
+        head, body, tail, fallback=fallback, continued=f"{title} {t('variant.continued', lang)}"
+    )
+
+
+def _pack(
+    head: list[Block], body: list[Block], tail: list[Block], *, fallback: str, continued: str
+) -> list[Message]:
+    """Blocks into messages of at most 50: head first, tail last, body in between."""
+    chunks: list[list[Block]] = []
+    current = list(head)
+    for block in [*body, *tail]:
+        if len(current) >= MESSAGE_BLOCKS_MAX:
+            chunks.append(current)
+            current = []
+        current.append(block)
+    chunks.append(current)
+    return [
+        Message(text=fallback if i == 0 else continued, blocks=[b.to_dict() for b in chunk])
+        for i, chunk in enumerate(chunks)
+    ]
+
+
+def build_refinement_status(
+    *, lang: str, status: str, instruction: str, buttons: Sequence[Button] = ()
+) -> Message:
+    """A refinement's reply in the thread while it is sent, queued, running or failed."""
+    blocks: list[Block] = [
+        SectionBlock(block_id="status", text=MarkdownTextObject(text=status)),
+        SectionBlock(block_id="instruction", text=MarkdownTextObject(text=quote(instruction))),
+    ]
+    if buttons:
+        blocks.append(_actions(buttons, lang=lang, block_id="actions"))
+    return Message(text=status, blocks=[b.to_dict() for b in blocks])
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A variant offered in the question "which one?": its number and a short label."""
+
+    number: int
+    label: str
+
+
+def build_choice_prompt(
+    *, lang: str, instruction: str, choices: Sequence[Choice], pending_id: str
+) -> Message:
+    """Ask which variant a reply refines; the typed instruction is kept and shown back."""
+    text = t("choose.question", lang, count=len(choices))
+    blocks: list[Block] = [
+        SectionBlock(block_id="question", text=MarkdownTextObject(text=text)),
+        SectionBlock(block_id="instruction", text=MarkdownTextObject(text=quote(instruction))),
+    ]
+    for choice in choices:
+        label = choice.label
+        if len(label) > CHOICE_LABEL_MAX:
+            label = label[: CHOICE_LABEL_MAX - 1] + "…"
+        blocks.append(
+            SectionBlock(
+                block_id=f"variant-{choice.number}",
+                text=MarkdownTextObject(
+                    text=t("choose.variant_line", lang, n=choice.number, label=escape_mrkdwn(label))
+                ),
+            )
+        )
+    blocks.append(
+        ActionsBlock(
+            block_id="choices",
+            elements=[
+                ButtonElement(
+                    text=t("choose.button", lang, n=c.number),
+                    action_id=f"{ids.ACTION_CHOOSE_VARIANT}.{c.number}",
+                    value=f"{pending_id}:{c.number}",
+                )
+                for c in choices
+            ],
+        )
+    )
+    return Message(text=text, blocks=[b.to_dict() for b in blocks])
+
+
+def build_other_lineage_notice(
+    *, lang: str, chosen: int, instruction: str, pending_id: str
+) -> Message:
+    """The thread follows another variant: say so, and offer to refine its newest turn."""
+    text = t("choose.already", lang, n=chosen)
+    blocks: list[Block] = [
+        SectionBlock(block_id="notice", text=MarkdownTextObject(text=text)),
+        SectionBlock(block_id="instruction", text=MarkdownTextObject(text=quote(instruction))),
+        ActionsBlock(
+            block_id="choices",
+            elements=[
+                ButtonElement(
+                    text=t("button.refine_head", lang),
+                    action_id=f"{ids.ACTION_CHOOSE_VARIANT}.0",
+                    value=f"{pending_id}:0",
+                    style="primary",
+                )
+            ],
+        ),
+    ]
+    return Message(text=text, blocks=[b.to_dict() for b in blocks])
+
+
+def build_draft_root(
+    *, lang: str, author: str, context: str | None, subject: str, body: str, suggestion_id: str
+) -> Message:
+    """A saved draft as the root of a new thread: who wrote it, the email, and Refine…."""
+    status = t("draft.root", lang, user=author)
+    head: list[Block] = [SectionBlock(block_id="status", text=MarkdownTextObject(text=status))]
+    if context:
+        head.append(
+            ContextBlock(
+                block_id="context", elements=[MarkdownTextObject(text=escape_mrkdwn(context))]
+            )
+        )
+    head.append(
+        SectionBlock(
+            block_id="subject",
+            text=MarkdownTextObject(
+                text=t("variant.subject", lang, subject=escape_mrkdwn(subject))
+            ),
+        )
+    )
+    chunks = split_text(body)[: MESSAGE_BLOCKS_MAX - len(head) - 1]
+    blocks: list[Block] = [
+        *head,
+        *[
+            SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
+            for i, chunk in enumerate(chunks)
+        ],
+        _actions(
+            [Button("refine.button", ids.ACTION_REFINE_OPEN, suggestion_id)],
+            lang=lang,
+            block_id="actions",
+        ),
+    ]
+    return Message(text=status, blocks=[b.to_dict() for b in blocks])

@@ -1,0 +1,93 @@
+"""Named pure predicates for thread replies: which ``message`` events are a person replying in a
+thread, and what a reply's ``N:`` prefix chooses.
+
+Only a person's own new reply counts. Slack also sends ``message`` events for edits
+(``message_changed``), deletions (``message_deleted``), joins, bot posts (``bot_id``) and
+the app's own messages; none of them may start a refinement.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+# A reply that is also sent to the channel is still a person's reply in the thread.
+_HUMAN_SUBTYPES = frozenset({"thread_broadcast"})
+# "2: shorter" and "2 : shorter" choose variant 2; "10:30 works" does not (a time, not a choice).
+_CHOICE = re.compile(r"^\s*(\d{1,2})\s*:(?!\d)\s*(.*)\Z", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ThreadReply:
+    """A person's reply in a thread, as the refinement flow needs it."""
+
+    team_id: str
+    user_id: str
+    channel: str
+    thread_ts: str
+    ts: str
+    text: str
+
+
+def unescape_slack(text: str) -> str:
+    """Slack sends ``&``, ``<`` and ``>`` escaped in message text; the service wants them plain."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+def thread_reply(
+    event: dict[str, Any], *, bot_user_id: str | None, team_id: str | None = None
+) -> ThreadReply | None:
+    """The reply in ``event`` if it is a person's new message inside a thread, else None.
+
+    Args:
+        event: the ``event`` object of an Events API callback.
+        bot_user_id: this app's bot user; its messages, and threads another user started
+            (``parent_user_id``), are not ours to answer.
+        team_id: the workspace, when the event itself does not name it.
+    """
+    if event.get("type") != "message":
+        return None
+    subtype = event.get("subtype")
+    if subtype is not None and subtype not in _HUMAN_SUBTYPES:
+        return None
+    if event.get("bot_id") or event.get("bot_profile"):
+        return None
+    user = event.get("user")
+    if not isinstance(user, str) or not user or user == bot_user_id:
+        return None
+    ts, thread_ts = event.get("ts"), event.get("thread_ts")
+    if not isinstance(thread_ts, str) or not isinstance(ts, str) or thread_ts == ts:
+        return None
+    parent = event.get("parent_user_id")
+    if isinstance(parent, str) and bot_user_id and parent != bot_user_id:
+        return None
+    text = unescape_slack(str(event.get("text") or ""))
+    if not text.strip():
+        return None
+    channel = event.get("channel")
+    if not isinstance(channel, str):
+        return None
+    team = str(event.get("team") or team_id or "")
+    return ThreadReply(
+        team_id=team, user_id=user, channel=channel, thread_ts=thread_ts, ts=ts, text=text
+    )
+
+
+def parse_variant_choice(text: str, *, count: int) -> tuple[int | None, str]:
+    """Split ``"N: instruction"`` into the variant number and the instruction.
+
+    Args:
+        text: the reply as typed.
+        count: how many variants the thread offers; a number outside ``1..count`` is not a
+            choice, and the whole text stays the instruction.
+
+    Returns:
+        ``(N, rest)`` for a valid choice, else ``(None, text)``; both texts stripped.
+    """
+    match = _CHOICE.match(text)
+    if match:
+        number = int(match.group(1))
+        if 1 <= number <= count:
+            return number, match.group(2).strip()
+    return None, text.strip()
