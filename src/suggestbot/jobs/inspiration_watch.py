@@ -1,0 +1,114 @@
+"""After "Generate now": poll ``GET /v1/inspiration`` until the new set appears, then post it.
+
+``POST /v1/inspiration`` answers 202 with no run id, so the only signal is the read itself:
+data where there was none, or a version newer than the one known when asking. Watches are
+store records (a restart loses none); one job looks at the due ones every few seconds and
+reads each (segment, use case, locale) once per look, however many people are waiting for it.
+Polls follow the contract's schedule (10 s, then 30 s, then 60 s, slower after, until a cap).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from suggestbot.contentapi import ContentApiError
+from suggestbot.contentapi.polling import next_poll_delay
+from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.slackapp.flows import inspiration
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.inspiration import Pair, Watch
+
+log = logging.getLogger(__name__)
+
+JOB_ID = "inspiration:watches"
+# How often due watches are looked at; the first poll is due 10 s after asking anyway.
+TICK_S = 5.0
+MIN_TICK_S = 0.2
+PRUNE_JOB_ID = "inspiration:prune"
+PRUNE_EVERY_S = 3600.0
+# Buttons of an answer older than this say it expired (ids only are kept, but no need to keep
+# them for ever).
+KEEP_OFFERS_S = 7 * 24 * 3600.0
+
+
+def schedule(scheduler: Scheduler, deps: Deps) -> None:
+    def tick() -> None:
+        try:
+            poll_watches(deps)
+        except Exception:
+            log.exception("polling for generated ready-made content failed; trying again")
+
+    scheduler.every(JOB_ID, max(TICK_S * deps.poll_scale, MIN_TICK_S), tick)
+
+    def prune() -> None:
+        try:
+            inspiration.prune(deps, older_than=deps.clock() - KEEP_OFFERS_S)
+        except Exception:
+            log.exception("forgetting old inspiration answers failed; trying again later")
+
+    scheduler.every(PRUNE_JOB_ID, PRUNE_EVERY_S, prune)
+
+
+def _is_new(watch: Watch, version: int | None) -> bool:
+    if watch.known_version is None:
+        return True
+    return version is not None and version > watch.known_version
+
+
+def poll_watches(deps: Deps, *, now: float | None = None) -> int:
+    """Poll every due watch once; returns how many were delivered."""
+    now = deps.clock() if now is None else now
+    table = inspiration.watches(deps)
+    groups: dict[tuple[str, str, str], list[Watch]] = {}
+    for watch in table.values():
+        if watch.next_poll_at <= now:
+            groups.setdefault((watch.segment_id, watch.use_case_id, watch.locale), []).append(watch)
+    delivered = 0
+    for (segment_id, use_case_id, locale), group in groups.items():
+        first = group[0]
+        pair = Pair(segment_id, first.segment_name, use_case_id, first.use_case_name)
+        try:
+            sets = deps.content.get_inspiration(
+                segment_id=segment_id, use_case_id=use_case_id, locale=locale
+            )
+        except ContentApiError as exc:
+            log.warning("polling ready-made content failed (%s); polling again later", exc)
+            _again(deps, group, now)
+            continue
+        version = sets[0].version if sets else None
+        ready = [w for w in group if sets and _is_new(w, version)]
+        waiting = [w for w in group if w not in ready]
+        if ready:
+            try:
+                found = inspiration.read_newest(deps, pair, asset_urls=True)
+            except ContentApiError as exc:
+                log.warning("reading generated content failed (%s); polling again later", exc)
+                found = None
+            if found is None:
+                waiting += ready
+            else:
+                for watch in ready:
+                    try:
+                        inspiration.deliver_watch(deps, watch, found)
+                        delivered += 1
+                    except Exception:
+                        log.exception("could not post generated content to %s", watch.user_id)
+                    table.delete(watch.id)
+        _again(deps, waiting, now)
+    return delivered
+
+
+def _due_at(at: float) -> Callable[[Watch], Watch]:
+    return lambda w: w.model_copy(update={"next_poll_at": at})
+
+
+def _again(deps: Deps, group: list[Watch], now: float) -> None:
+    table = inspiration.watches(deps)
+    for watch in group:
+        delay = next_poll_delay((now - watch.started_at) / deps.poll_scale)
+        if delay is None:
+            table.delete(watch.id)
+            inspiration.watch_expired(deps, watch)
+            continue
+        table.update(watch.id, _due_at(now + delay * deps.poll_scale))
