@@ -22,6 +22,8 @@ from slack_sdk.http_retry.builtin_handlers import (
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
+from suggestbot.embedded import EmbeddedSandbox
+from suggestbot.jobs import digest_wave, inspiration_watch
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
@@ -87,6 +89,10 @@ class Runtime:
         keys = settings.suggestbot_secret_keys
         self.vault = TokenVault.from_setting(keys.get_secret_value() if keys else None)
         self.store = open_store(settings.suggestbot_data_dir)
+        self.sandbox: EmbeddedSandbox | None = None
+        if content is None and settings.embedded_sandbox:
+            self.sandbox = EmbeddedSandbox(data_dir=settings.suggestbot_data_dir / "sandbox")
+            content = self.sandbox.client()
         self.content = content or self._service_client()
         self.slack = slack_client(settings)
         self.scheduler = Scheduler()
@@ -102,10 +108,13 @@ class Runtime:
             slack=self.slack,
             timers=self.timers,
             embedded=settings.embedded_sandbox,
+            content_locale=settings.content_locale,
             poll_scale=poll_scale,
             background=self.background,
             deliveries=self.deliveries,
         )
+        if self.sandbox is not None:
+            self.deps.auto_link = self.sandbox.user_token_for
         if crash_point is not None:
             self.deps.crash_point = crash_point
         self.timers.deps = self.deps
@@ -134,6 +143,8 @@ class Runtime:
         self.scheduler.start()
         self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
         resume_all(self.deps)
+        digest_wave.schedule(self.scheduler, self.deps)
+        inspiration_watch.schedule(self.scheduler, self.deps)
         return self
 
     def stop(self) -> None:
@@ -142,6 +153,8 @@ class Runtime:
         self.background.shutdown(wait=True)
         self.store.close()
         self.content.close()
+        if self.sandbox is not None:
+            self.sandbox.stop()
 
     def abandon(self) -> None:
         """Drop everything at once, as a killed process would: no timer runs again, queued work

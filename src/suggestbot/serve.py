@@ -25,13 +25,6 @@ def main(argv: list[str]) -> int:
 
     settings = Settings()
     configure_logging(level=settings.log_level, json=settings.log_json)
-    if settings.embedded_sandbox:
-        log.error(
-            "CONTENT_API_URL is not set. Set CONTENT_API_URL, CONTENT_CLIENT_ID and "
-            "CONTENT_CLIENT_SECRET to use the content service, or run 'suggestbot demo' to try "
-            "the app on the built-in sandbox."
-        )
-        return 2
     runtime = Runtime(settings).start()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

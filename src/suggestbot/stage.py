@@ -14,11 +14,12 @@ from typing import Any, Self
 
 from suggestbot.config import Settings
 from suggestbot.runtime import Runtime
-from suggestbot.sandbox import Sandbox
+from suggestbot.sandbox import Demo, Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.server import SandboxServer
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
 
@@ -27,6 +28,8 @@ SIGNING_SECRET = "stage-signing-secret-0123456789"
 ALICE = "U0ALICE"
 BRUNO = "U0BRUNO"
 CAROL = "U0CAROL"
+# The language each stage user reads (from the Slack locale the emulator gives them).
+LANGS = {ALICE: "en", BRUNO: "de", CAROL: "en"}
 
 
 class Stage:
@@ -85,10 +88,16 @@ class Stage:
         assert self._sandbox_server is not None
         return self._sandbox_server.url
 
-    def settings(self) -> Settings:
+    @property
+    def demo(self) -> Demo:
         demo = self.sandbox.demo
+        assert demo is not None, "the stage's sandbox is seeded"
+        return demo
+
+    def settings(self) -> Settings:
+        demo = self.demo
         return Settings(
-            _env_file=None,  # type: ignore[call-arg]
+            _env_file=None,
             slack_bot_token=self.emu.bot_token,
             slack_signing_secret=SIGNING_SECRET,
             slack_api_url=self.emu.api_url,
@@ -157,20 +166,28 @@ class Stage:
 
     def user_token(self) -> str:
         """A fresh personal token of the demo tenant (what a user would paste)."""
-        _, token = self.sandbox.create_user_token(self.sandbox.demo.tenant_id)
+        _, token = self.sandbox.create_user_token(self.demo.tenant_id)
         return token
 
     def connect(self, user_id: str, token: str | None = None) -> None:
-        """``/suggest connect``, paste a token, submit, and wait for the modal to say so."""
+        """``/suggest connect``, paste a token, submit, and wait for the app to say it worked."""
         self.slack.slash_command(user_id, self.channel, "connect")
         wait_for(lambda: self.emu.current_view(user_id) is not None, what="the connect modal")
-        self.slack.submit_view(user_id, {"Personal token": token or self.user_token()})
+        view = self.emu.current_view(user_id) or {}
+        label = next(b["label"]["text"] for b in view["blocks"] if b["type"] == "input")
+        before = len(self.emu.ephemerals(user_id))
+        self.slack.submit_view(user_id, {label: token or self.user_token()})
         wait_for(
-            lambda: "connected" in self.emu.view_transcript(user_id).lower()
-            or "verknüpft" in self.emu.view_transcript(user_id).lower(),
+            lambda: (
+                len(self.emu.ephemerals(user_id)) > before
+                and any(
+                    word in self.emu.ephemeral_transcript(user_id)
+                    for word in ("account is connected", "Konto ist verknüpft")
+                )
+            ),
             what="the account to be connected",
+            detail=lambda: self.emu.ephemeral_transcript(user_id),
         )
-        self.slack.close_view(user_id)
 
     def brief(
         self,
@@ -185,27 +202,40 @@ class Stage:
         """``/suggest brief`` through the modal; returns the app's answer to the submission."""
         self.slack.slash_command(user_id, channel or self.channel, "brief")
         wait_for(
-            lambda: (self.emu.current_view(user_id) or {}).get("callback_id") == "brief"
-            and "Loading" not in self.emu.view_transcript(user_id),
+            lambda: (
+                (self.emu.current_view(user_id) or {}).get("callback_id") == "brief"
+                and (self.emu.current_view(user_id) or {}).get("submit") is not None
+            ),
             what="the brief modal",
         )
-        demo = self.sandbox.demo.primary
+        demo = self.demo.primary
+        lang = LANGS.get(user_id, "en")
         values: dict[str, Any] = {
-            "Segment": segment or next(iter(demo.segments)),
-            "Use case": use_case or next(iter(demo.use_cases)),
-            "Brief": text,
-            "Variants": str(variants),
+            t("brief.segment", lang): segment or next(iter(demo.segments)),
+            t("brief.use_case", lang): use_case or next(iter(demo.use_cases)),
+            t("brief.text", lang): text,
+            t("brief.variants", lang): str(variants),
         }
         return self.slack.submit_view(user_id, values)
 
 
-def wait_for(condition: Callable[[], Any], *, timeout: float = 15.0, what: str = "it") -> Any:
-    """Poll ``condition`` until it is truthy (the app acks first and works after)."""
+def wait_for(
+    condition: Callable[[], Any],
+    *,
+    timeout: float = 15.0,
+    what: str = "it",
+    detail: Callable[[], str] | None = None,
+) -> Any:
+    """Poll ``condition`` until it is truthy (the app acks first and works after).
+
+    ``detail`` says what was seen instead, for the error when time runs out.
+    """
     deadline = time.monotonic() + timeout
     while True:
         result = condition()
         if result:
             return result
         if time.monotonic() > deadline:
-            raise TimeoutError(f"waited {timeout:.0f} s for {what}")
+            seen = f"; saw:\n{detail()}" if detail else ""
+            raise TimeoutError(f"waited {timeout:.0f} s for {what}{seen}")
         time.sleep(0.02)

@@ -72,7 +72,7 @@ def test_social_variant_without_url_explains_how_to_get_a_preview() -> None:
 
 
 def test_long_body_splits_into_sections_and_messages_within_limits() -> None:
-    body = "\n\n".join("Paragraph %d " % i + "word " * 500 for i in range(80))
+    body = "\n\n".join(f"Paragraph {i} " + "word " * 500 for i in range(80))
     messages = build_variant_messages(lang="en", variant=_email(body))
     assert len(messages) >= 2
     for message in messages:

@@ -15,7 +15,7 @@ def test_every_key_has_german_text() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_every_sentence_renders_with_its_placeholders(lang: str) -> None:
-    for key in messages.keys():
+    for key in messages.all_keys():
         template = messages.t(key, lang)
         names = set(re.findall(r"(?<!\{)\{([a-z_]+)\}(?!\})", template))
         rendered = messages.t(key, lang, **{n: "X" for n in names}) if names else template
@@ -24,7 +24,7 @@ def test_every_sentence_renders_with_its_placeholders(lang: str) -> None:
 
 
 def test_placeholders_match_between_languages() -> None:
-    for key in messages.keys():
+    for key in messages.all_keys():
         en = set(re.findall(r"\{([a-z_]+)\}", messages.t(key, "en")))
         de = set(re.findall(r"\{([a-z_]+)\}", messages.t(key, "de")))
         assert en == de, key

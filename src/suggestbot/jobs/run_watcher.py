@@ -18,7 +18,7 @@ from suggestbot.contentapi import (
     Unauthorized,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.slackapp.flows import brief, failures, results
+from suggestbot.slackapp.flows import brief, failures, results, turns
 from suggestbot.slackapp.flows.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -56,7 +56,9 @@ def poll(deps: Deps, request_id: str) -> None:
             ),
         )
         deps.crash_point("run_succeeded")
-        if posting:
+        if posting and posting.kind == "refinement":
+            turns.post_turn(deps, posting, run)
+        elif posting:
             results.post_results(deps, posting, run)
         return
     if status is RunStatus.FAILED:

@@ -20,6 +20,17 @@ _EN: dict[str, str] = {
         "Briefs typed in the modal hold up to 3,000 characters; for longer briefs (up to 4,000) "
         "type them after `/suggest brief`.\n"
         "\n"
+        "*Refining*\n"
+        "Reply in a result's thread to refine it (`2: …` picks variant 2), or press *Refine…*.\n"
+        "`/suggest draft` — save an email you wrote; refine it in its thread.\n"
+        "`/suggest threads` / `/suggest runs` — your recent threads and runs, with history.\n"
+        "\n"
+        "*Ready-made content*\n"
+        "`/suggest inspire [segment] [use case] [--version N] [--refresh]` — the newest "
+        "ready-made content, to share to the channel or refine.\n"
+        "`/suggest digest add` — post it here on a schedule.   "
+        "`/suggest digest list|pause|resume|preview|remove [id]` — manage digests.\n"
+        "\n"
         "*Account*\n"
         "`/suggest connect` — link your personal token of the content service.\n"
         "`/suggest disconnect` — unlink it.   `/suggest status` — show your link.\n"
@@ -69,6 +80,7 @@ _EN: dict[str, str] = {
     "brief.text_hint": "Instructions for the generator, not the copy itself. "
     "Up to 3,000 characters here; longer briefs (to 4,000) via `/suggest brief <text>`.",
     "brief.variants": "Variants",
+    "brief.returned": "Here is your brief as you typed it, to shorten and send again:",
     "brief.long_kept": "Your brief of {count} characters is kept as you typed it and sent "
     "with the choices below.",
     "brief.loading": "Loading segments and use cases…",
@@ -85,6 +97,8 @@ _EN: dict[str, str] = {
     # root message
     "root.queued": ":hourglass_flowing_sand: Brief from <@{user}> is queued.",
     "root.running": ":gear: Generating for <@{user}>… (attempt {attempt})",
+    "root.running_again": ":gear: Generating for <@{user}>… (attempt {attempt}: the service "
+    "is retrying after an attempt that did not finish; nothing is lost)",
     "root.requeued": ":hourglass_flowing_sand: Generating for <@{user}>: the service is "
     "retrying (attempt {attempt} finished without a result). Nothing is lost.",
     "root.sending": ":outbox_tray: Sending brief from <@{user}>…",
@@ -138,6 +152,270 @@ _EN: dict[str, str] = {
     "error.generic": "Sorry, something went wrong (reference `{ref}`). Please try again.",
     "error.not_found": "The service does not know that item, or you may not see it.",
     "error.rate_limited": "The service is busy; try again in {seconds} seconds.",
+    # ready-made content (/suggest inspire) and digests (/suggest digest)
+    "inspire.bad_option": "I don't know the option `{option}`. Use `/suggest inspire [segment] "
+    "[use case] [--version N] [--refresh]`.",
+    "inspire.unknown": "No segment or use case matches `{text}` (segments not set up for "
+    "content are not listed).",
+    "inspire.pick_segment": "Which segment do you want ready-made content for?",
+    "inspire.pick_segment_ambiguous": "`{text}` matches several segments. Which one?",
+    "inspire.pick_use_case": "Which use case?",
+    "inspire.pick_use_case_ambiguous": "`{text}` matches several use cases. Which one?",
+    "inspire.chosen_segment": "Segment: *{name}*",
+    "inspire.chosen_use_case": "Use case: *{name}*",
+    "inspire.nothing_to_pick": "Nothing to choose from: no segment or use case is set up for "
+    "content yet. Ask an admin.",
+    "inspire.title_newest": ":bulb: *Ready-made content* for *{segment}* · *{use_case}*: "
+    "version {version} (the newest)",
+    "inspire.title_version": ":bulb: *Ready-made content* for *{segment}* · *{use_case}*: "
+    "version {version}",
+    "inspire.older_hint": "Older content: add `--version {previous}` to the command.",
+    "inspire.left_out": "{count} more variant(s) did not fit in this message.",
+    "inspire.no_preview": "No image preview right now; the image is shown when the variant is "
+    "shared.",
+    "inspire.share_button": "Share #{n} to channel",
+    "inspire.refine_button": "Refine #{n}…",
+    "inspire.empty": "*No ready-made content for {segment} · {use_case} yet.* That can mean:\n"
+    "• the workspace's account at the content service is new (ready-made content is "
+    "generated overnight);\n"
+    "• the segment is not set up for content;\n"
+    "• the first generation has not finished yet.\n"
+    "Press *Generate now* to ask for it; I'll post it here when it is ready.",
+    "inspire.generate_button": "Generate now",
+    "inspire.no_such_version": "There is no version {version} of the ready-made content for "
+    "*{segment}* · *{use_case}*. The newest is version {newest}.",
+    "inspire.show_newest": "Show newest",
+    "inspire.locale_mismatch": ":warning: No ready-made content for *{segment}* · *{use_case}* "
+    "in `{configured}`: this workspace is set to content in `{configured}`, but the content "
+    "service holds its content in `{held}`. An admin needs to set `CONTENT_LOCALE={held}`; "
+    "until then this stays empty.",
+    "inspire.unavailable": "The content service could not be reached. Please try again in a "
+    "minute.",
+    "inspire.not_set_up": "The content service does not know *{segment}*, or it is not set up "
+    "for content, so nothing can be generated for it. Ask an admin.",
+    "inspire.generating": ":hourglass_flowing_sand: Ready-made content for *{segment}* · "
+    "*{use_case}* is being generated. I'll post it here when it is ready.",
+    "inspire.ready": ":sparkles: The ready-made content you asked for is ready: *{segment}* · "
+    "*{use_case}*.",
+    "inspire.watch_expired": "The content for *{segment}* · *{use_case}* has not appeared after "
+    "a long wait. Try `/suggest inspire` again later.",
+    "inspire.offer_gone": "This answer has expired. Run `/suggest inspire` again.",
+    "inspire.shared_intro": "Shared by <@{user}> from ready-made content: {segment} · "
+    "{use_case}, version {version}",
+    "inspire.refine_hint": "Reply in this thread to refine it.",
+    "inspire.cannot_post": "I can't post in <#{channel}>. Invite me with `/invite @suggestbot` "
+    "and press the button again.",
+    "inspire.shared": ":white_check_mark: Shared to <#{channel}>. Reply in its thread to refine "
+    "it.",
+    "inspire.already_shared": "This variant is already shared to <#{channel}>.",
+    "inspire.refine_there": "The variant is in <#{channel}> now: reply in its thread with what "
+    "to change, and it is refined there.",
+    "inspire.open": "Open",
+    "digest.header": "Inspiration: {segment} · {use_case}",
+    "digest.version": "Newest ready-made content, version {version}",
+    "digest.refine_hint": "Reply in this thread to refine a variant: start with its number, "
+    "for example `2: shorter`.",
+    "digest.late": ":clock3: Posted late: this digest was due at {time} ({tz}) while the app "
+    "was unavailable.",
+    "digest.unchanged": ":zzz: No new inspiration for *{segment}* · *{use_case}* today (still "
+    "version {version}).",
+    "digest.nothing_yet": ":zzz: No ready-made content for *{segment}* · *{use_case}* yet.",
+    "digest.usage": "I don't know `/suggest digest {sub}`. Use `add`, `list`, `pause`, "
+    "`resume`, `preview` or `remove` (with the digest's id).",
+    "digest.invite_first": "I'm not a member of <#{channel}>, so I can't post a digest there. "
+    "Invite me with `/invite @suggestbot` first.",
+    "digest.modal_title": "Daily digest",
+    "digest.submit": "Add digest",
+    "digest.cancel": "Cancel",
+    "digest.time": "Time",
+    "digest.tz": "Time zone",
+    "digest.tz_hint": "An IANA time zone such as Europe/Berlin or America/New_York. Yours is "
+    "filled in.",
+    "digest.weekdays": "Weekdays",
+    "digest.when_unchanged": "When nothing is new",
+    "digest.when_unchanged_line": "Post a short line",
+    "digest.when_unchanged_nothing": "Post nothing",
+    "digest.weekday.0": "Mon",
+    "digest.weekday.1": "Tue",
+    "digest.weekday.2": "Wed",
+    "digest.weekday.3": "Thu",
+    "digest.weekday.4": "Fri",
+    "digest.weekday.5": "Sat",
+    "digest.weekday.6": "Sun",
+    "digest.every_day": "every day",
+    "digest.bad_time": "Choose a time such as 09:00.",
+    "digest.bad_tz": "“{tz}” is not a time zone I know. Use a name like Europe/Berlin.",
+    "digest.no_weekdays": "Choose at least one day.",
+    "digest.choose": "Choose one.",
+    "digest.added": ":white_check_mark: Digest `{id}` added: *{segment}* · *{use_case}* in "
+    "<#{channel}> at {time} ({tz}), {days}. Next: {next}.",
+    "digest.list_title": "*Digests in <#{channel}>* (and yours elsewhere)",
+    "digest.none": "No digests yet. Add one with `/suggest digest add`.",
+    "digest.line": "`{id}` · *{segment}* · *{use_case}* in <#{channel}> at {time} ({tz}), {days}",
+    "digest.state_active": "Active · next {next}",
+    "digest.state_paused": "Paused",
+    "digest.state_paused_because": "Paused: Slack answered `{reason}`",
+    "digest.last_delivery": "Last delivery: {at}",
+    "digest.never": "never",
+    "digest.last_error": "Last error: `{error}` {at}",
+    "digest.no_error": "no errors",
+    "digest.pause_button": "Pause",
+    "digest.resume_button": "Resume",
+    "digest.preview_button": "Preview",
+    "digest.remove_button": "Remove",
+    "digest.more": "{count} more not shown.",
+    "digest.not_found": "No single digest matches `{ref}`.",
+    "digest.paused": ":double_vertical_bar: Digest `{id}` in <#{channel}> is paused. Resume it "
+    "with `/suggest digest resume {id}`.",
+    "digest.resumed": ":arrow_forward: Digest `{id}` in <#{channel}> is active again.",
+    "digest.removed": ":wastebasket: Digest `{id}` (*{segment}* · *{use_case}*) in "
+    "<#{channel}> is removed.",
+    "digest.paused_dm": ":warning: Your digest `{id}` (*{segment}* · *{use_case}*) in "
+    "<#{channel}> is paused: {reason}. Once that is fixed, run `/suggest digest resume {id}`.",
+    "digest.reason.not_in_channel": "I was removed from the channel (invite me back with "
+    "`/invite @suggestbot`)",
+    "digest.reason.is_archived": "the channel was archived",
+    "digest.reason.channel_not_found": "the channel no longer exists, or I can no longer see it",
+    "digest.reason.restricted_action": "posting in the channel is restricted",
+    "digest.reason.other": "Slack refused the post (`{error}`)",
+    # refining in threads, drafts, lists and App Home
+    "refine.button": "Refine…",
+    "refine.title": "Refine suggestion",
+    "refine.submit": "Refine",
+    "refine.instruction": "What should change?",
+    "refine.instruction_hint": "An instruction for the generator, e.g. “shorter, and mention the "
+    "free returns”.",
+    "refine.image": "Image",
+    "refine.image_reuse": "Keep the image",
+    "refine.image_regenerate": "Generate a new image",
+    "refine.note_variant": "This refines *variant {n}*; the thread then continues from it.",
+    "refine.note_newest": "This refines the newest turn (turn {n}): a thread continues from its "
+    "newest turn and does not branch.",
+    "refine.empty": "Write what should change, e.g. `2: shorter and friendlier`.",
+    "refine.not_ready": "The suggestions of this thread are not ready yet. Reply again once "
+    "they are posted.",
+    "refine.connect_needed": "To refine, connect your content service account first. Your "
+    "reply is kept: press *Resend* once you are connected.",
+    "refine.held_ready": "Your account is connected. Your reply is kept: press *Resend* to "
+    "refine with it.",
+    "refine.not_visible": ":lock: You can't see this suggestion in the content service, so you "
+    "can't refine it with your account. Ask the person who created it to refine it, or share "
+    "it with you in the service.",
+    "refine.not_visible_reason": "you can't see the suggestion being refined in the content "
+    "service.",
+    "choose.question": "This thread has {count} variants. Which one should your reply refine?",
+    "choose.variant_line": "*Variant {n}* · {label}",
+    "choose.button": "Variant {n}",
+    "choose.already": "This thread already continues *variant {n}*: replies refine its newest "
+    "turn (threads do not branch). Refine that with your reply?",
+    "choose.taken": ":white_check_mark: Refining variant {n} with your reply.",
+    "turn.header": "Turn {n} · {kind}",
+    "turn.asked": "<@{user}> asked:",
+    "turn.sending": ":outbox_tray: Sending the refinement from <@{user}>…",
+    "turn.queued": ":hourglass_flowing_sand: Refinement from <@{user}> is queued.",
+    "turn.running": ":gear: Refining for <@{user}>… (attempt {attempt})",
+    "turn.requeued": ":hourglass_flowing_sand: Refining for <@{user}>: the service is retrying "
+    "(attempt {attempt} finished without a result). Nothing is lost.",
+    "turn.delayed": ":snail: The service is busy. The refinement from <@{user}> will be sent "
+    "automatically at {when}.",
+    "turn.waiting_for_user": ":warning: The refinement from <@{user}> is waiting: {reason}",
+    "turn.done": ":white_check_mark: Refined for <@{user}>.",
+    "turn.failed": ":x: The refinement from <@{user}> failed: {reason}",
+    "thread.name": "*{name}*",
+    "thread.turns": "turn {count}",
+    "thread.follows_variant": "continues variant {n}",
+    "thread.newest_by": "newest by <@{user}>",
+    "thread.rename": "Rename thread",
+    "rename.title": "Rename thread",
+    "rename.submit": "Rename",
+    "rename.label": "Thread name",
+    "rename.hint": "Up to 60 characters and 8 words; extra spaces are removed.",
+    "rename.thread_name_empty": "Type a name.",
+    "rename.thread_name_too_long": "A thread name holds at most 60 characters and 8 words.",
+    "rename.thread_name_not_plain_text": "Use plain text on one line, without control characters.",
+    "rename.done": ":white_check_mark: The thread is now called *{name}*.",
+    "rename.refused": "The content service did not accept the name “{name}”: {problem}",
+    "rename.connect": "Connect your content service account first (`/suggest connect`): a "
+    "thread is renamed with your own account.",
+    "rename.no_thread_yet": "The content service creates this thread's history with its first "
+    "refinement. Reply in the thread to refine, then rename it.",
+    "rename.not_visible": ":lock: You can't see this thread in the content service, so you "
+    "can't rename it with your account.",
+    "rename.failed": "The content service could not rename the thread. Please try again later.",
+    "draft.title": "Save a draft",
+    "draft.submit": "Save draft",
+    "draft.subject": "Subject",
+    "draft.body": "Email text",
+    "draft.body_hint": "The email as you wrote it; it is saved as it is and can be refined "
+    "in its thread.",
+    "draft.empty_subject": "Write a subject.",
+    "draft.empty_body": "Write the email text.",
+    "draft.root": ":memo: Draft email by <@{user}>, saved. Reply in this thread to refine it.",
+    "draft.context": "{segment} · {use_case} · draft",
+    "draft.dm_fallback": "Your draft from <#{channel}> (I'm not in that channel):",
+    "draft.failed": "The content service did not save the draft (`{code}`).",
+    "lists.threads_title": "Your recent threads",
+    "lists.runs_title": "Your recent runs",
+    "lists.threads_empty": "No threads yet. Send a brief and reply to a variant to refine it.",
+    "lists.runs_empty": "No runs yet. Send a brief with `/suggest brief`.",
+    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} turn(s) · {when}",
+    "lists.run_line": "*{n}.* *{kind}* · {status} · {when}\n{text}",
+    "lists.unnamed": "Unnamed thread",
+    "lists.origin.precompute": "ready-made",
+    "lists.origin.steered": "from a brief",
+    "lists.origin.user_draft": "draft",
+    "lists.run_type.brief": "Brief",
+    "lists.run_type.refinement": "Refinement",
+    "lists.status.queued": "queued",
+    "lists.status.running": "running",
+    "lists.status.succeeded": "done",
+    "lists.status.failed": "failed",
+    "lists.history": "History {n}",
+    "lists.more": "More",
+    "lists.end": "That's all.",
+    "lists.loading": "Loading…",
+    "lists.left_out": "{count} more not shown.",
+    "lists.connect": "Connect your content service account first with `/suggest connect`.",
+    "lists.unavailable": "The content service could not be reached. Please try again later.",
+    "history.thread_title": "Thread history",
+    "history.run_title": "Run history",
+    "history.thread_intro": "*{name}* · {turns} turn(s), oldest first.",
+    "history.turn_first": "*Turn {n}* · {when} · the original",
+    "history.turn": "*Turn {n}* · {when}",
+    "history.lineage_intro": "How this suggestion came about, original first ({steps} step(s)).",
+    "history.original": "*{n}.* Original (variant {variant}) · {when}",
+    "history.step": "*{n}.* Refined · {when}",
+    "history.now": "*{n}.* This result · {when}",
+    "history.set_intro": "{count} variant(s) from the brief:",
+    "history.variant": "*Variant {n}* · {kind}",
+    "history.no_result": "This run has no result (yet).",
+    "history.not_visible": ":lock: You can't see this in the content service.",
+    "home.title": "suggestbot",
+    "home.linked": ":link: Your content service account is connected (since {since}).",
+    "home.expired": ":warning: The content service no longer accepts your token. Connect again.",
+    "home.unlinked": "Connect your content service account to send briefs and refine.",
+    "home.disconnect": "Disconnect",
+    "home.refresh": "Refresh",
+    "home.service_unavailable": "The content service could not be reached; runs and threads "
+    "are missing below.",
+    "home.runs": "*Runs in progress*",
+    "home.runs_empty": "Nothing is running.",
+    "home.more_runs": "{count} more running.",
+    "home.threads": "*Recent threads*",
+    "home.threads_empty": "No threads yet.",
+    "home.more_threads": "More with `/suggest threads`.",
+    "home.digests": "*Your digests*",
+    "home.digests_empty": "You have not set up a digest. Try `/suggest digest add` in a channel.",
+    "home.more_digests": "{count} more not shown (`/suggest digest list`).",
+    "home.digest_line": "{channel} · *{segment}* · *{use_case}* · {time} {tz} · {days}",
+    "home.digest_paused": "(paused)",
+    "home.weekday.mon": "Mon",
+    "home.weekday.tue": "Tue",
+    "home.weekday.wed": "Wed",
+    "home.weekday.thu": "Thu",
+    "home.weekday.fri": "Fri",
+    "home.weekday.sat": "Sat",
+    "home.weekday.sun": "Sun",
 }
 
 _DE: dict[str, str] = {
@@ -147,6 +425,18 @@ _DE: dict[str, str] = {
         "`/suggest brief [Text]` — Briefing senden; 1–3 Varianten erscheinen im Thread.\n"
         "Im Dialog passen bis zu 3.000 Zeichen; längere Briefings (bis 4.000) "
         "direkt nach `/suggest brief` eingeben.\n"
+        "\n"
+        "*Verfeinern*\n"
+        "Antworte im Thread eines Ergebnisses, um es zu verfeinern (`2: …` wählt Variante 2), "
+        "oder drücke *Verfeinern…*.\n"
+        "`/suggest draft` — eine selbst geschriebene E-Mail speichern und im Thread verfeinern.\n"
+        "`/suggest threads` / `/suggest runs` — deine letzten Threads und Läufe, mit Verlauf.\n"
+        "\n"
+        "*Fertige Inhalte*\n"
+        "`/suggest inspire [Segment] [Anwendungsfall] [--version N] [--refresh]` — die neuesten "
+        "fertigen Inhalte, zum Teilen im Kanal oder Verfeinern.\n"
+        "`/suggest digest add` — sie hier nach Zeitplan posten.   "
+        "`/suggest digest list|pause|resume|preview|remove [ID]` — Digests verwalten.\n"
         "\n"
         "*Konto*\n"
         "`/suggest connect` — persönliches Token des Content-Dienstes verknüpfen.\n"
@@ -197,6 +487,7 @@ _DE: dict[str, str] = {
     "brief.text_hint": "Anweisungen für den Generator, nicht der Text selbst. Hier bis zu "
     "3.000 Zeichen; längere Briefings (bis 4.000) über `/suggest brief <Text>`.",
     "brief.variants": "Varianten",
+    "brief.returned": "Hier ist dein Briefing wie eingegeben, zum Kürzen und erneut Senden:",
     "brief.long_kept": "Dein Briefing mit {count} Zeichen bleibt wie eingegeben und wird mit "
     "der Auswahl unten gesendet.",
     "brief.loading": "Segmente und Anwendungsfälle werden geladen…",
@@ -214,6 +505,8 @@ _DE: dict[str, str] = {
     "brief.change": "Ändern",
     "root.queued": ":hourglass_flowing_sand: Briefing von <@{user}> ist in der Warteschlange.",
     "root.running": ":gear: Generiere für <@{user}>… (Versuch {attempt})",
+    "root.running_again": ":gear: Generiere für <@{user}>… (Versuch {attempt}: Der Dienst "
+    "versucht es erneut, nachdem ein Versuch nicht fertig wurde; es geht nichts verloren)",
     "root.requeued": ":hourglass_flowing_sand: Generiere für <@{user}>: Der Dienst versucht es "
     "erneut (Versuch {attempt} endete ohne Ergebnis). Es geht nichts verloren.",
     "root.sending": ":outbox_tray: Sende Briefing von <@{user}>…",
@@ -269,6 +562,281 @@ _DE: dict[str, str] = {
     "Bitte versuche es erneut.",
     "error.not_found": "Der Dienst kennt dieses Element nicht, oder du darfst es nicht sehen.",
     "error.rate_limited": "Der Dienst ist ausgelastet; versuche es in {seconds} Sekunden erneut.",
+    # ready-made content (/suggest inspire) and digests (/suggest digest)
+    "inspire.bad_option": "Die Option `{option}` kenne ich nicht. Nutze `/suggest inspire "
+    "[Segment] [Anwendungsfall] [--version N] [--refresh]`.",
+    "inspire.unknown": "Kein Segment und kein Anwendungsfall passt zu `{text}` (Segmente, die "
+    "nicht für Inhalte eingerichtet sind, werden nicht aufgeführt).",
+    "inspire.pick_segment": "Für welches Segment möchtest du fertige Inhalte sehen?",
+    "inspire.pick_segment_ambiguous": "`{text}` passt zu mehreren Segmenten. Welches meinst du?",
+    "inspire.pick_use_case": "Welcher Anwendungsfall?",
+    "inspire.pick_use_case_ambiguous": "`{text}` passt zu mehreren Anwendungsfällen. Welchen "
+    "meinst du?",
+    "inspire.chosen_segment": "Segment: *{name}*",
+    "inspire.chosen_use_case": "Anwendungsfall: *{name}*",
+    "inspire.nothing_to_pick": "Es gibt nichts zur Auswahl: Noch kein Segment oder "
+    "Anwendungsfall ist für Inhalte eingerichtet. Frag eine Admin-Person.",
+    "inspire.title_newest": ":bulb: *Fertige Inhalte* für *{segment}* · *{use_case}*: "
+    "Version {version} (die neueste)",
+    "inspire.title_version": ":bulb: *Fertige Inhalte* für *{segment}* · *{use_case}*: "
+    "Version {version}",
+    "inspire.older_hint": "Ältere Inhalte: Hänge `--version {previous}` an den Befehl an.",
+    "inspire.left_out": "{count} weitere Variante(n) passten nicht in diese Nachricht.",
+    "inspire.no_preview": "Gerade keine Bildvorschau; das Bild erscheint, wenn die Variante "
+    "geteilt wird.",
+    "inspire.share_button": "#{n} im Kanal teilen",
+    "inspire.refine_button": "#{n} verfeinern…",
+    "inspire.empty": "*Noch keine fertigen Inhalte für {segment} · {use_case}.* Mögliche "
+    "Gründe:\n"
+    "• Das Konto des Workspaces beim Content-Dienst ist neu (fertige Inhalte entstehen über "
+    "Nacht);\n"
+    "• das Segment ist nicht für Inhalte eingerichtet;\n"
+    "• die erste Generierung ist noch nicht fertig.\n"
+    "Drücke *Jetzt generieren*, um sie anzufordern; ich poste sie hier, sobald sie fertig sind.",
+    "inspire.generate_button": "Jetzt generieren",
+    "inspire.no_such_version": "Von den fertigen Inhalten für *{segment}* · *{use_case}* gibt "
+    "es keine Version {version}. Die neueste ist Version {newest}.",
+    "inspire.show_newest": "Neueste zeigen",
+    "inspire.locale_mismatch": ":warning: Keine fertigen Inhalte für *{segment}* · "
+    "*{use_case}* in `{configured}`: Dieser Workspace ist auf Inhalte in `{configured}` "
+    "eingestellt, der Content-Dienst hält seine Inhalte aber in `{held}`. Eine Admin-Person muss "
+    "`CONTENT_LOCALE={held}` setzen; bis dahin bleibt das leer.",
+    "inspire.unavailable": "Der Content-Dienst war nicht erreichbar. Bitte versuche es in einer "
+    "Minute erneut.",
+    "inspire.not_set_up": "Der Content-Dienst kennt *{segment}* nicht, oder es ist nicht für "
+    "Inhalte eingerichtet; dafür kann nichts generiert werden. Frag eine Admin-Person.",
+    "inspire.generating": ":hourglass_flowing_sand: Fertige Inhalte für *{segment}* · "
+    "*{use_case}* werden generiert. Ich poste sie hier, sobald sie fertig sind.",
+    "inspire.ready": ":sparkles: Die angeforderten fertigen Inhalte sind da: *{segment}* · "
+    "*{use_case}*.",
+    "inspire.watch_expired": "Die Inhalte für *{segment}* · *{use_case}* sind nach langer "
+    "Wartezeit nicht erschienen. Versuche `/suggest inspire` später noch einmal.",
+    "inspire.offer_gone": "Diese Antwort ist abgelaufen. Führe `/suggest inspire` erneut aus.",
+    "inspire.shared_intro": "Geteilt von <@{user}> aus fertigen Inhalten: {segment} · "
+    "{use_case}, Version {version}",
+    "inspire.refine_hint": "Antworte in diesem Thread, um den Vorschlag zu verfeinern.",
+    "inspire.cannot_post": "Ich kann in <#{channel}> nicht posten. Lade mich mit `/invite "
+    "@suggestbot` ein und drücke den Knopf erneut.",
+    "inspire.shared": ":white_check_mark: In <#{channel}> geteilt. Antworte in seinem Thread, "
+    "um zu verfeinern.",
+    "inspire.already_shared": "Diese Variante ist bereits in <#{channel}> geteilt.",
+    "inspire.refine_there": "Die Variante ist jetzt in <#{channel}>: Antworte in ihrem Thread, "
+    "was sich ändern soll, dann wird sie dort verfeinert.",
+    "inspire.open": "Öffnen",
+    "digest.header": "Inspiration: {segment} · {use_case}",
+    "digest.version": "Neueste fertige Inhalte, Version {version}",
+    "digest.refine_hint": "Antworte in diesem Thread, um eine Variante zu verfeinern: Beginne "
+    "mit ihrer Nummer, zum Beispiel `2: kürzer`.",
+    "digest.late": ":clock3: Verspätet gepostet: Dieser Digest war um {time} ({tz}) fällig, "
+    "als die App nicht verfügbar war.",
+    "digest.unchanged": ":zzz: Heute keine neue Inspiration für *{segment}* · *{use_case}* "
+    "(weiterhin Version {version}).",
+    "digest.nothing_yet": ":zzz: Noch keine fertigen Inhalte für *{segment}* · *{use_case}*.",
+    "digest.usage": "`/suggest digest {sub}` kenne ich nicht. Nutze `add`, `list`, `pause`, "
+    "`resume`, `preview` oder `remove` (mit der ID des Digests).",
+    "digest.invite_first": "Ich bin nicht Mitglied von <#{channel}> und kann dort keinen "
+    "Digest posten. Lade mich zuerst mit `/invite @suggestbot` ein.",
+    "digest.modal_title": "Täglicher Digest",
+    "digest.submit": "Digest anlegen",
+    "digest.cancel": "Abbrechen",
+    "digest.time": "Uhrzeit",
+    "digest.tz": "Zeitzone",
+    "digest.tz_hint": "Eine IANA-Zeitzone wie Europe/Berlin oder America/New_York. Deine ist "
+    "eingetragen.",
+    "digest.weekdays": "Wochentage",
+    "digest.when_unchanged": "Wenn nichts neu ist",
+    "digest.when_unchanged_line": "Eine kurze Zeile posten",
+    "digest.when_unchanged_nothing": "Nichts posten",
+    "digest.weekday.0": "Mo",
+    "digest.weekday.1": "Di",
+    "digest.weekday.2": "Mi",
+    "digest.weekday.3": "Do",
+    "digest.weekday.4": "Fr",
+    "digest.weekday.5": "Sa",
+    "digest.weekday.6": "So",
+    "digest.every_day": "jeden Tag",
+    "digest.bad_time": "Wähle eine Uhrzeit wie 09:00.",
+    "digest.bad_tz": "„{tz}“ kenne ich nicht als Zeitzone. Nutze einen Namen wie Europe/Berlin.",
+    "digest.no_weekdays": "Wähle mindestens einen Tag.",
+    "digest.choose": "Bitte auswählen.",
+    "digest.added": ":white_check_mark: Digest `{id}` angelegt: *{segment}* · *{use_case}* in "
+    "<#{channel}> um {time} ({tz}), {days}. Nächster: {next}.",
+    "digest.list_title": "*Digests in <#{channel}>* (und deine anderswo)",
+    "digest.none": "Noch keine Digests. Lege einen mit `/suggest digest add` an.",
+    "digest.line": "`{id}` · *{segment}* · *{use_case}* in <#{channel}> um {time} ({tz}), {days}",
+    "digest.state_active": "Aktiv · nächster {next}",
+    "digest.state_paused": "Pausiert",
+    "digest.state_paused_because": "Pausiert: Slack antwortete `{reason}`",
+    "digest.last_delivery": "Letzte Zustellung: {at}",
+    "digest.never": "nie",
+    "digest.last_error": "Letzter Fehler: `{error}` {at}",
+    "digest.no_error": "keine Fehler",
+    "digest.pause_button": "Pausieren",
+    "digest.resume_button": "Fortsetzen",
+    "digest.preview_button": "Vorschau",
+    "digest.remove_button": "Entfernen",
+    "digest.more": "{count} weitere nicht angezeigt.",
+    "digest.not_found": "Kein eindeutiger Digest passt zu `{ref}`.",
+    "digest.paused": ":double_vertical_bar: Digest `{id}` in <#{channel}> ist pausiert. Setze "
+    "ihn mit `/suggest digest resume {id}` fort.",
+    "digest.resumed": ":arrow_forward: Digest `{id}` in <#{channel}> ist wieder aktiv.",
+    "digest.removed": ":wastebasket: Digest `{id}` (*{segment}* · *{use_case}*) in "
+    "<#{channel}> ist entfernt.",
+    "digest.paused_dm": ":warning: Dein Digest `{id}` (*{segment}* · *{use_case}*) in "
+    "<#{channel}> ist pausiert: {reason}. Sobald das behoben ist, führe `/suggest digest resume "
+    "{id}` aus.",
+    "digest.reason.not_in_channel": "Ich wurde aus dem Kanal entfernt (lade mich mit `/invite "
+    "@suggestbot` wieder ein)",
+    "digest.reason.is_archived": "Der Kanal wurde archiviert",
+    "digest.reason.channel_not_found": "Den Kanal gibt es nicht mehr oder ich sehe ihn nicht mehr",
+    "digest.reason.restricted_action": "Posten im Kanal ist eingeschränkt",
+    "digest.reason.other": "Slack hat den Post abgelehnt (`{error}`)",
+    # Verfeinern in Threads, Entwürfe, Listen und App-Startseite
+    "refine.button": "Verfeinern…",
+    "refine.title": "Vorschlag verfeinern",
+    "refine.submit": "Verfeinern",
+    "refine.instruction": "Was soll sich ändern?",
+    "refine.instruction_hint": "Eine Anweisung für den Generator, z. B. „kürzer, und erwähne "
+    "die kostenlose Rücksendung“.",
+    "refine.image": "Bild",
+    "refine.image_reuse": "Bild behalten",
+    "refine.image_regenerate": "Neues Bild erzeugen",
+    "refine.note_variant": "Das verfeinert *Variante {n}*; der Thread geht dann mit ihr weiter.",
+    "refine.note_newest": "Das verfeinert die neueste Runde (Runde {n}): Ein Thread geht mit "
+    "seiner neuesten Runde weiter und verzweigt sich nicht.",
+    "refine.empty": "Schreib, was sich ändern soll, z. B. `2: kürzer und freundlicher`.",
+    "refine.not_ready": "Die Vorschläge dieses Threads sind noch nicht fertig. Antworte erneut, "
+    "sobald sie gepostet sind.",
+    "refine.connect_needed": "Verknüpfe zum Verfeinern zuerst dein Konto beim Content-Dienst. "
+    "Deine Antwort bleibt erhalten: Drücke *Erneut senden*, sobald du verknüpft bist.",
+    "refine.held_ready": "Dein Konto ist verknüpft. Deine Antwort ist aufbewahrt: Drücke "
+    "*Erneut senden*, um damit zu verfeinern.",
+    "refine.not_visible": ":lock: Du kannst diesen Vorschlag im Content-Dienst nicht sehen und "
+    "ihn daher nicht mit deinem Konto verfeinern. Bitte die Person, die ihn erstellt hat, ihn "
+    "zu verfeinern oder ihn im Dienst für dich freizugeben.",
+    "refine.not_visible_reason": "du kannst den zu verfeinernden Vorschlag im Content-Dienst "
+    "nicht sehen.",
+    "choose.question": "Dieser Thread hat {count} Varianten. Welche soll deine Antwort verfeinern?",
+    "choose.variant_line": "*Variante {n}* · {label}",
+    "choose.button": "Variante {n}",
+    "choose.already": "Dieser Thread geht bereits mit *Variante {n}* weiter: Antworten "
+    "verfeinern ihre neueste Runde (Threads verzweigen sich nicht). Damit verfeinern?",
+    "choose.taken": ":white_check_mark: Variante {n} wird mit deiner Antwort verfeinert.",
+    "turn.header": "Runde {n} · {kind}",
+    "turn.asked": "<@{user}> bat um:",
+    "turn.sending": ":outbox_tray: Sende die Verfeinerung von <@{user}>…",
+    "turn.queued": ":hourglass_flowing_sand: Verfeinerung von <@{user}> ist in der Warteschlange.",
+    "turn.running": ":gear: Verfeinere für <@{user}>… (Versuch {attempt})",
+    "turn.requeued": ":hourglass_flowing_sand: Verfeinere für <@{user}>: Der Dienst versucht "
+    "es erneut (Versuch {attempt} endete ohne Ergebnis). Es geht nichts verloren.",
+    "turn.delayed": ":snail: Der Dienst ist ausgelastet. Die Verfeinerung von <@{user}> wird um "
+    "{when} automatisch gesendet.",
+    "turn.waiting_for_user": ":warning: Die Verfeinerung von <@{user}> wartet: {reason}",
+    "turn.done": ":white_check_mark: Für <@{user}> verfeinert.",
+    "turn.failed": ":x: Die Verfeinerung von <@{user}> ist fehlgeschlagen: {reason}",
+    "thread.name": "*{name}*",
+    "thread.turns": "Runde {count}",
+    "thread.follows_variant": "geht mit Variante {n} weiter",
+    "thread.newest_by": "neueste von <@{user}>",
+    "thread.rename": "Thread umbenennen",
+    "rename.title": "Thread umbenennen",
+    "rename.submit": "Umbenennen",
+    "rename.label": "Name des Threads",
+    "rename.hint": "Bis zu 60 Zeichen und 8 Wörter; überzählige Leerzeichen werden entfernt.",
+    "rename.thread_name_empty": "Gib einen Namen ein.",
+    "rename.thread_name_too_long": "Ein Thread-Name hat höchstens 60 Zeichen und 8 Wörter.",
+    "rename.thread_name_not_plain_text": "Verwende einfachen Text in einer Zeile, ohne "
+    "Steuerzeichen.",
+    "rename.done": ":white_check_mark: Der Thread heißt jetzt *{name}*.",
+    "rename.refused": "Der Content-Dienst hat den Namen „{name}“ nicht angenommen: {problem}",
+    "rename.connect": "Verknüpfe zuerst dein Konto beim Content-Dienst (`/suggest connect`): "
+    "Ein Thread wird mit deinem eigenen Konto umbenannt.",
+    "rename.no_thread_yet": "Der Content-Dienst legt den Verlauf dieses Threads mit der ersten "
+    "Verfeinerung an. Antworte im Thread, um zu verfeinern, und benenne ihn dann um.",
+    "rename.not_visible": ":lock: Du kannst diesen Thread im Content-Dienst nicht sehen und ihn "
+    "daher nicht mit deinem Konto umbenennen.",
+    "rename.failed": "Der Content-Dienst konnte den Thread nicht umbenennen. Bitte versuche es "
+    "später erneut.",
+    "draft.title": "Entwurf speichern",
+    "draft.submit": "Entwurf speichern",
+    "draft.subject": "Betreff",
+    "draft.body": "E-Mail-Text",
+    "draft.body_hint": "Die E-Mail, wie du sie geschrieben hast; sie wird unverändert "
+    "gespeichert und lässt sich im Thread verfeinern.",
+    "draft.empty_subject": "Schreib einen Betreff.",
+    "draft.empty_body": "Schreib den E-Mail-Text.",
+    "draft.root": ":memo: E-Mail-Entwurf von <@{user}>, gespeichert. Antworte in diesem "
+    "Thread, um ihn zu verfeinern.",
+    "draft.context": "{segment} · {use_case} · Entwurf",
+    "draft.dm_fallback": "Dein Entwurf aus <#{channel}> (ich bin nicht in diesem Kanal):",
+    "draft.failed": "Der Content-Dienst hat den Entwurf nicht gespeichert (`{code}`).",
+    "lists.threads_title": "Deine letzten Threads",
+    "lists.runs_title": "Deine letzten Läufe",
+    "lists.threads_empty": "Noch keine Threads. Sende ein Briefing und antworte auf eine "
+    "Variante, um sie zu verfeinern.",
+    "lists.runs_empty": "Noch keine Läufe. Sende ein Briefing mit `/suggest brief`.",
+    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} Runde(n) · {when}",
+    "lists.run_line": "*{n}.* *{kind}* · {status} · {when}\n{text}",
+    "lists.unnamed": "Thread ohne Namen",
+    "lists.origin.precompute": "fertiger Inhalt",
+    "lists.origin.steered": "aus einem Briefing",
+    "lists.origin.user_draft": "Entwurf",
+    "lists.run_type.brief": "Briefing",
+    "lists.run_type.refinement": "Verfeinerung",
+    "lists.status.queued": "in der Warteschlange",
+    "lists.status.running": "läuft",
+    "lists.status.succeeded": "fertig",
+    "lists.status.failed": "fehlgeschlagen",
+    "lists.history": "Verlauf {n}",
+    "lists.more": "Mehr",
+    "lists.end": "Das ist alles.",
+    "lists.loading": "Wird geladen…",
+    "lists.left_out": "{count} weitere nicht angezeigt.",
+    "lists.connect": "Verknüpfe zuerst dein Konto beim Content-Dienst mit `/suggest connect`.",
+    "lists.unavailable": "Der Content-Dienst war nicht erreichbar. Bitte versuche es später "
+    "erneut.",
+    "history.thread_title": "Thread-Verlauf",
+    "history.run_title": "Lauf-Verlauf",
+    "history.thread_intro": "*{name}* · {turns} Runde(n), älteste zuerst.",
+    "history.turn_first": "*Runde {n}* · {when} · das Original",
+    "history.turn": "*Runde {n}* · {when}",
+    "history.lineage_intro": "Wie dieser Vorschlag entstand, Original zuerst ({steps} Schritte).",
+    "history.original": "*{n}.* Original (Variante {variant}) · {when}",
+    "history.step": "*{n}.* Verfeinert · {when}",
+    "history.now": "*{n}.* Dieses Ergebnis · {when}",
+    "history.set_intro": "{count} Variante(n) aus dem Briefing:",
+    "history.variant": "*Variante {n}* · {kind}",
+    "history.no_result": "Dieser Lauf hat (noch) kein Ergebnis.",
+    "history.not_visible": ":lock: Das kannst du im Content-Dienst nicht sehen.",
+    "home.title": "suggestbot",
+    "home.linked": ":link: Dein Konto beim Content-Dienst ist verknüpft (seit {since}).",
+    "home.expired": ":warning: Der Content-Dienst akzeptiert dein Token nicht mehr. Verknüpfe "
+    "es neu.",
+    "home.unlinked": "Verknüpfe dein Konto beim Content-Dienst, um Briefings zu senden und zu "
+    "verfeinern.",
+    "home.disconnect": "Trennen",
+    "home.refresh": "Aktualisieren",
+    "home.service_unavailable": "Der Content-Dienst war nicht erreichbar; Läufe und Threads "
+    "fehlen unten.",
+    "home.runs": "*Laufende Läufe*",
+    "home.runs_empty": "Gerade läuft nichts.",
+    "home.more_runs": "{count} weitere laufen.",
+    "home.threads": "*Letzte Threads*",
+    "home.threads_empty": "Noch keine Threads.",
+    "home.more_threads": "Mehr mit `/suggest threads`.",
+    "home.digests": "*Deine Digests*",
+    "home.digests_empty": "Du hast keinen Digest eingerichtet. Probiere `/suggest digest add` in "
+    "einem Kanal.",
+    "home.more_digests": "{count} weitere nicht angezeigt (`/suggest digest list`).",
+    "home.digest_line": "{channel} · *{segment}* · *{use_case}* · {time} {tz} · {days}",
+    "home.digest_paused": "(pausiert)",
+    "home.weekday.mon": "Mo",
+    "home.weekday.tue": "Di",
+    "home.weekday.wed": "Mi",
+    "home.weekday.thu": "Do",
+    "home.weekday.fri": "Fr",
+    "home.weekday.sat": "Sa",
+    "home.weekday.sun": "So",
 }
 
 _CATALOGUES: dict[str, dict[str, str]] = {"en": _EN, "de": _DE}
@@ -288,7 +856,7 @@ def t(key: str, lang: str = "en", /, **values: Any) -> str:
     return template.format(**values) if values else template
 
 
-def keys() -> list[str]:
+def all_keys() -> list[str]:
     return sorted(_EN)
 
 

@@ -34,7 +34,7 @@ from suggestbot.contentapi import (
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.results import Button, Message, build_root_message
-from suggestbot.slackapp.flows import failures, slackio
+from suggestbot.slackapp.flows import failures, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Failure, Request, user_key
 from suggestbot.slackapp.messages import t
@@ -64,7 +64,8 @@ def _status_line(req: Request) -> str:
         return t("root.waiting_for_user", lang, user=user, reason=t("connect.expired", lang))
     if req.state == "submitted":
         if req.run_status == "running":
-            return t("root.running", lang, user=user, attempt=max(req.attempt, 1))
+            key = "root.running_again" if req.attempt > 1 else "root.running"
+            return t(key, lang, user=user, attempt=max(req.attempt, 1))
         if req.attempt > 0:
             return t("root.requeued", lang, user=user, attempt=req.attempt)
         return t("root.queued", lang, user=user)
@@ -95,6 +96,12 @@ def _root_buttons(req: Request) -> list[Button]:
 
 
 def root_message(req: Request) -> Message:
+    if req.kind == "refinement":
+        # A refinement's "root" is its status reply in the Slack thread (imported here:
+        # the refinement flow builds on this module).
+        from suggestbot.slackapp.flows.refine import status_message
+
+        return status_message(req)
     context = None
     if req.labels:
         context = t(
@@ -147,18 +154,21 @@ def start(
         user_id=user_id,
         lang=deps.lang_of(user_id),
         channel_id=channel_id,
-        response_url=response_url,
         body=body,
         labels=labels,
     )
     deps.records.requests.put(req.id, req)
-    post_root(deps, req.id)
+    post_root(deps, req.id, response_url=response_url)
     submit(deps, req.id)
     return deps.records.requests.get(req.id) or req
 
 
-def post_root(deps: Deps, request_id: str) -> None:
-    """Post the root message once; where the bot cannot post, fall back to a DM and say why."""
+def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -> None:
+    """Post the root message once; where the bot cannot post, fall back to a DM and say why.
+
+    ``response_url`` (from the slash command, kept in memory only) reaches the user even in a
+    channel the bot is not in.
+    """
     req = deps.records.requests.get(request_id)
     if req is None or req.root_ts:
         return
@@ -169,7 +179,13 @@ def post_root(deps: Deps, request_id: str) -> None:
         channel, ts = found
     else:
         try:
-            ts = slackio.post(deps, channel=channel, message=root_message(req), metadata=metadata)
+            ts = slackio.post(
+                deps,
+                channel=channel,
+                message=root_message(req),
+                metadata=metadata,
+                thread_ts=req.thread_ts,
+            )
         except SlackApiError as exc:
             if slackio.slack_error(exc) not in slackio.UNREACHABLE_CHANNEL:
                 raise
@@ -186,7 +202,7 @@ def post_root(deps: Deps, request_id: str) -> None:
                     user_id=req.user_id,
                     channel_id=req.channel_id,
                     message=Message(text=note, blocks=[]),
-                    response_url=req.response_url,
+                    response_url=response_url,
                 )
             except Exception:
                 log.warning(
@@ -240,8 +256,9 @@ def submit(deps: Deps, request_id: str) -> None:
     req = deps.records.requests.get(request_id)
     if req is None or req.state not in ("new", "sending", "delayed"):
         return
+    linked = linking.is_linked(deps, team_id=req.team_id, user_id=req.user_id)
     user = deps.records.users.get(user_key(req.team_id, req.user_id))
-    if user is None or user.state != "linked":
+    if not linked or user is None:
         req = _set(deps, request_id, state="waiting_user")
         if req:
             refresh_root(deps, req)

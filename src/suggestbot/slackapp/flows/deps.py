@@ -51,6 +51,9 @@ class Deps:
     slack: WebClient
     timers: Timers
     embedded: bool = False
+    # The workspace's content locale (``Settings.content_locale``); ready-made content is read
+    # in exactly this locale.
+    content_locale: str = "en"
     clock: Callable[[], float] = time.time
     crash_point: Callable[[str], None] = _no_crash
     catalog_ttl_s: float = 300.0
@@ -58,6 +61,8 @@ class Deps:
     poll_scale: float = 1.0
     background: Executor | None = None
     deliveries: DeliveryLog | None = None
+    # Embedded sandbox only: mints a personal token for a Slack user (team_id, user_id).
+    auto_link: Callable[[str, str], str] | None = None
     _catalog: Catalog | None = field(default=None, repr=False)
     _catalog_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _langs: dict[str, tuple[str, float]] = field(default_factory=dict, repr=False)

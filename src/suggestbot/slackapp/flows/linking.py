@@ -66,5 +66,13 @@ def link_of(deps: Deps, *, team_id: str, user_id: str) -> LinkedUser | None:
 
 
 def is_linked(deps: Deps, *, team_id: str, user_id: str) -> bool:
+    """Whether the user has a working link. With the built-in sandbox (no service configured)
+    a Slack user is linked to a sandbox user on first use, so the app can be tried at once."""
     user = link_of(deps, team_id=team_id, user_id=user_id)
-    return user is not None and user.state == "linked"
+    if user is not None and user.state == "linked":
+        return True
+    if deps.auto_link is None:
+        return False
+    token = deps.auto_link(team_id, user_id)
+    linked = verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
+    return linked is LinkResult.LINKED

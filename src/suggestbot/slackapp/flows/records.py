@@ -68,7 +68,8 @@ class Request(BaseModel):
     channel_id: str  # where the user asked
     post_channel_id: str | None = None  # where the root lives (a DM when not in the channel)
     root_ts: str | None = None
-    response_url: str | None = Field(default=None, repr=False)
+    # A refinement: the Slack thread it belongs to (its root message is a reply in there).
+    thread_ts: str | None = None
     body: dict[str, Any]  # the GenerationRunRequest as sent on the wire
     labels: dict[str, str] = Field(default_factory=dict)  # segment / use case names for display
     state: RequestState = "new"
@@ -95,6 +96,8 @@ class HeldInput(BaseModel):
     user_id: str
     channel_id: str
     text: str
+    # Typed as a reply in this Slack thread: resent as a refinement there, not as a brief.
+    thread_ts: str | None = None
     created_at: float = Field(default_factory=time.time)
 
 
@@ -104,6 +107,74 @@ class Preferences(BaseModel):
     segment_id: str | None = None
     use_case_id: str | None = None
     variants: int = 1
+
+
+# --- inspiration and digests ---------------------------------------------------------------------
+
+
+def _epoch_now() -> float:
+    # ``Digest`` has a field named ``time``, which hides the module inside its class body.
+    return time.time()
+
+
+class Digest(BaseModel):
+    """A channel's subscription to the newest ready-made content, posted on a wall-clock schedule.
+
+    ``time`` is local ``HH:MM`` in the IANA zone ``tz``; ``weekdays`` are 0 (Monday) … 6.
+    ``last_posted_local_date`` (ISO date in ``tz``) is the last local day already handled.
+    """
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:8])
+    team_id: str
+    channel_id: str
+    created_by: str  # Slack user; told by DM when the digest pauses itself
+    segment_id: str
+    use_case_id: str
+    segment_name: str
+    use_case_name: str
+    time: str
+    tz: str
+    weekdays: list[int]
+    paused: bool = False
+    paused_reason: str | None = None  # a Slack error when paused because the channel is gone
+    quiet_when_unchanged: bool = False  # nothing new: post nothing instead of a short line
+    lang: str = "en"  # the language of the digest's own sentences (its creator's)
+    last_version: int | None = None
+    last_posted_local_date: str | None = None
+    last_delivery_at: float | None = None
+    last_error: str | None = None
+    last_error_at: float | None = None
+    created_at: float = Field(default_factory=_epoch_now)
+    # Firings before this instant do not count (set on create and resume).
+    active_since: float = Field(default_factory=_epoch_now)
+
+
+class SharedPost(BaseModel):
+    """A root message posted from ready-made content (a shared variant, a digest), kept so its
+    Slack thread can be bound to the service's thread when someone refines it.
+
+    Keyed ``"{channel_id}:{ts}"``. ``suggestion_ids`` follow ``variant_nos``.
+    """
+
+    team_id: str
+    channel_id: str
+    ts: str
+    source: Literal["inspiration", "digest"]
+    posted_by: str | None = None  # Slack user who shared it; a digest's creator
+    suggestion_ids: list[str]
+    variant_nos: list[int]
+    kinds: list[str] = Field(default_factory=list)
+    suggestion_set_id: str | None = None
+    segment_id: str
+    use_case_id: str
+    locale: str
+    version: int | None = None
+    digest_id: str | None = None
+    created_at: float = Field(default_factory=time.time)
+
+
+def shared_post_key(channel_id: str, ts: str) -> str:
+    return f"{channel_id}:{ts}"
 
 
 class Table(Generic[T]):
@@ -159,3 +230,5 @@ class Records:
         self.requests: Table[Request] = Table(store, "requests", Request)
         self.held: Table[HeldInput] = Table(store, "held_inputs", HeldInput)
         self.preferences: Table[Preferences] = Table(store, "preferences", Preferences)
+        self.digests: Table[Digest] = Table(store, "digests", Digest)
+        self.shared_posts: Table[SharedPost] = Table(store, "shared_posts", SharedPost)

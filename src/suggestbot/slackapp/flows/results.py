@@ -59,7 +59,7 @@ def to_variant(
     suggestion: Suggestion, *, total: int, urls: dict[str, str], request_id: str
 ) -> Variant:
     payload = suggestion.payload
-    buttons: list[Button] = []
+    buttons: list[Button] = [Button("refine.button", ids.ACTION_REFINE_OPEN, suggestion.id)]
     subject = None
     image_url = alt_text = None
     if isinstance(payload, EmailPayload):
@@ -151,10 +151,10 @@ def _post_once(
     first_ts = slackio.post(
         deps, channel=channel, message=messages[0], thread_ts=thread_ts, metadata=metadata
     )
+    deps.crash_point("variant_posted_not_recorded")
     for extra in messages[1:]:
         slackio.post(deps, channel=channel, message=extra, thread_ts=thread_ts)
     deps.records.store.put(POSTS_TABLE, key, {"state": "posted", "ts": first_ts})
-    deps.crash_point("after_post_variant")
     return first_ts
 
 

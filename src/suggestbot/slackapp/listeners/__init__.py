@@ -9,7 +9,16 @@ from __future__ import annotations
 from slack_bolt import App
 
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.listeners import actions, commands, middleware, views
+from suggestbot.slackapp.listeners import (
+    actions,
+    commands,
+    events,
+    middleware,
+    refining,
+    views,
+)
+from suggestbot.slackapp.listeners.actions import inspiration as inspiration_actions
+from suggestbot.slackapp.listeners.views import digest as digest_views
 
 
 def register_all(app: App, deps: Deps) -> None:
@@ -17,3 +26,9 @@ def register_all(app: App, deps: Deps) -> None:
     commands.register(app, deps)
     views.register(app, deps)
     actions.register(app, deps)
+    # ready-made content and digests
+    inspiration_actions.register(app, deps)
+    digest_views.register(app, deps)
+    # refining in threads, drafts, lists, App Home
+    events.register(app, deps)
+    refining.register(app, deps)

@@ -9,7 +9,7 @@ from slack_bolt import Ack, App
 
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import brief, linking, results, slackio
+from suggestbot.slackapp.flows import brief, linking, refine, results, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_brief_modal, open_connect_modal
@@ -65,7 +65,12 @@ def _connect(deps: Deps, body: dict[str, Any]) -> None:
     value = _value(body)
     held_id = value.removeprefix("held:") if value.startswith("held:") else ""
     open_connect_modal(
-        deps, trigger_id=body["trigger_id"], user_id=body["user"]["id"], held_id=held_id
+        deps,
+        trigger_id=body["trigger_id"],
+        user_id=body["user"]["id"],
+        held_id=held_id,
+        channel_id=_channel(body),
+        response_url=body.get("response_url"),
     )
 
 
@@ -76,6 +81,9 @@ def _resend_held(deps: Deps, body: dict[str, Any]) -> None:
         return
     if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
         open_connect_modal(deps, trigger_id=body["trigger_id"], user_id=user_id, held_id=held.id)
+        return
+    if held.thread_ts:  # a reply in a thread: sent as the refinement it was meant to be
+        refine.resend_held(deps, held, team_id=team_id, acting_user=user_id)
         return
     open_brief_modal(
         deps,

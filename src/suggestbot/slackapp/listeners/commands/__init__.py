@@ -16,12 +16,13 @@ from suggestbot.slackapp.blocks.modals import (
     build_brief_modal,
     build_connect_modal,
 )
-from suggestbot.slackapp.blocks.notices import build_help, build_notice
+from suggestbot.slackapp.blocks.notices import build_help, build_notice, build_returned_text
 from suggestbot.slackapp.blocks.results import Button
 from suggestbot.slackapp.flows import brief, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import HeldInput, user_key
 from suggestbot.slackapp.listeners.background import in_background
+from suggestbot.slackapp.listeners.commands import digest, inspire, refining
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import dump_metadata, parse_command
 
@@ -70,12 +71,29 @@ def _help(deps: Deps, body: dict[str, Any], rest: str) -> None:
 
 
 def _connect(deps: Deps, body: dict[str, Any], rest: str) -> None:
-    open_connect_modal(deps, trigger_id=body["trigger_id"], user_id=body["user_id"])
+    open_connect_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        user_id=body["user_id"],
+        channel_id=body.get("channel_id"),
+        response_url=body.get("response_url"),
+    )
 
 
-def open_connect_modal(deps: Deps, *, trigger_id: str, user_id: str, held_id: str = "") -> None:
+def open_connect_modal(
+    deps: Deps,
+    *,
+    trigger_id: str,
+    user_id: str,
+    held_id: str = "",
+    channel_id: str | None = None,
+    response_url: str | None = None,
+) -> None:
+    """The connect modal. Where the user was (channel, response_url) travels with it, so the
+    outcome can be told to them there once the token has been checked."""
     lang = deps.lang_of(user_id)
-    metadata = dump_metadata({"held": held_id}) if held_id else ""
+    context = {"held": held_id, "channel": channel_id, "response_url": response_url}
+    metadata = dump_metadata({k: v for k, v in context.items() if v})
     deps.slack.views_open(
         trigger_id=trigger_id, view=build_connect_modal(lang=lang, private_metadata=metadata)
     )
@@ -126,31 +144,28 @@ def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
         )
         _reply(deps, body, prompt)
         return
-    prefs = deps.records.preferences.get(user_key(team_id, user_id))
-    catalog = deps.cached_catalog()
-    if rest and prefs and prefs.segment_id and prefs.use_case_id and catalog:
-        names = dict(catalog.segments), dict(catalog.use_cases)
-        if prefs.segment_id in names[0] and prefs.use_case_id in names[1]:
-            problem = check_brief(rest)
-            if problem is None:
-                brief.start(
-                    deps,
-                    team_id=team_id,
-                    user_id=user_id,
-                    channel_id=channel_id,
-                    body=steered_body(
-                        segment_id=prefs.segment_id,
-                        use_case_id=prefs.use_case_id,
-                        text=rest,
-                        variants=prefs.variants,
-                    ),
-                    labels={
-                        "segment": names[0][prefs.segment_id],
-                        "use_case": names[1][prefs.use_case_id],
-                    },
-                    response_url=body.get("response_url"),
-                )
-                return
+    problem = check_brief(rest) if rest else None
+    if problem and len(rest) > MODAL_INPUT_MAX:
+        # Too long for the modal to hold for editing: say why, and give the text back whole.
+        _reply(
+            deps, body, build_returned_text(lang=lang, problem=brief_problem(rest, lang), text=rest)
+        )
+        return
+    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id)
+    if rest and problem is None and defaults is not None:
+        segment_id, use_case_id, variants, labels = defaults
+        brief.start(
+            deps,
+            team_id=team_id,
+            user_id=user_id,
+            channel_id=channel_id,
+            body=steered_body(
+                segment_id=segment_id, use_case_id=use_case_id, text=rest, variants=variants
+            ),
+            labels=labels,
+            response_url=body.get("response_url"),
+        )
+        return
     open_brief_modal(
         deps,
         trigger_id=body["trigger_id"],
@@ -158,7 +173,29 @@ def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
         user_id=user_id,
         channel_id=channel_id,
         text=rest,
+        response_url=body.get("response_url"),
     )
+
+
+def _remembered_defaults(
+    deps: Deps, *, team_id: str, user_id: str
+) -> tuple[str, str, int, dict[str, str]] | None:
+    """The user's last segment, use case and variant count, if all still exist."""
+    prefs = deps.records.preferences.get(user_key(team_id, user_id))
+    catalog = deps.cached_catalog() if prefs else None
+    if not (prefs and prefs.segment_id and prefs.use_case_id and catalog):
+        return None
+    segments, use_cases = dict(catalog.segments), dict(catalog.use_cases)
+    if prefs.segment_id not in segments or prefs.use_case_id not in use_cases:
+        return None
+    labels = {"segment": segments[prefs.segment_id], "use_case": use_cases[prefs.use_case_id]}
+    return prefs.segment_id, prefs.use_case_id, prefs.variants, labels
+
+
+def brief_problem(text: str, lang: str) -> str:
+    """The sentence for a brief the service would refuse (see ``check_brief``)."""
+    code = check_brief(text) or "input_rejected"
+    return t(f"brief.{code}", lang, count=len(text))
 
 
 def steered_body(*, segment_id: str, use_case_id: str, text: str, variants: int) -> dict[str, Any]:
@@ -184,6 +221,7 @@ def open_brief_modal(
     segment_id: str | None = None,
     use_case_id: str | None = None,
     variants: int | None = None,
+    response_url: str | None = None,
 ) -> None:
     """Open the brief modal at once (a trigger lives 3 seconds): from the cached catalogue when
     there is one, else as a "loading" view that is filled in when the catalogue arrives."""
@@ -192,6 +230,9 @@ def open_brief_modal(
     metadata: dict[str, Any] = {"channel": channel_id}
     if request_id:
         metadata["request"] = request_id
+    if response_url:
+        # Lets the app reach the user in a channel it is not a member of (valid 30 minutes).
+        metadata["response_url"] = response_url
     long_chars = None
     if len(text) > MODAL_INPUT_MAX:
         # Slack's input cannot hold it: keep the whole brief aside and send it as typed.
@@ -230,4 +271,10 @@ _SUBCOMMANDS: dict[str, Callable[[Deps, dict[str, Any], str], None]] = {
     "disconnect": _disconnect,
     "status": _status,
     "brief": _brief,
+    "inspire": inspire.handle,
+    "digest": digest.handle,
+    # refining threads: drafts and the user's lists
+    "draft": refining.draft,
+    "threads": refining.threads,
+    "runs": refining.runs,
 }

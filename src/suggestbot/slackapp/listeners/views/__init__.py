@@ -9,7 +9,6 @@ from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_brief
 from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.modals import build_connect_modal, build_info_modal
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button
 from suggestbot.slackapp.flows import brief, linking, slackio
@@ -17,19 +16,16 @@ from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.linking import LinkResult
 from suggestbot.slackapp.flows.records import Preferences, user_key
 from suggestbot.slackapp.listeners.background import in_background
-from suggestbot.slackapp.listeners.commands import steered_body
+from suggestbot.slackapp.listeners.commands import brief_problem, steered_body
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import load_metadata, selected_label, view_values
 
 log = logging.getLogger(__name__)
 
 
-def brief_problem(text: str, lang: str) -> str | None:
+def _field_error(text: str, lang: str) -> str | None:
     """The field error for a brief the service would refuse, checked before sending."""
-    code = check_brief(text)
-    if code is None:
-        return None
-    return t(f"brief.{code}", lang, count=len(text))
+    return brief_problem(text, lang) if check_brief(text) else None
 
 
 def register(app: App, deps: Deps) -> None:
@@ -41,10 +37,10 @@ def register(app: App, deps: Deps) -> None:
         if not token.strip():
             ack(response_action="errors", errors={ids.INPUT_TOKEN: t("connect.empty", lang)})
             return
-        checking = build_info_modal(
-            lang=lang, title_key="connect.title", text=t("connect.checking", lang)
-        )
-        ack(response_action="update", view=checking)
+        # Close the modal at once; the outcome is told where the user asked, after the check.
+        # (Updating the modal from the background would race Slack applying the ack.)
+        ack()
+        metadata = load_metadata(view.get("private_metadata"))
         in_background(
             deps,
             _finish_connect,
@@ -52,7 +48,8 @@ def register(app: App, deps: Deps) -> None:
             body,
             token,
             user_id=user_id,
-            channel_id=None,
+            channel_id=metadata.get("channel"),
+            response_url=metadata.get("response_url"),
         )
 
     @app.view(ids.VIEW_BRIEF)
@@ -66,7 +63,7 @@ def register(app: App, deps: Deps) -> None:
             text = held.text if held else ""
         else:
             text = str(values.get(ids.INPUT_BRIEF) or "")
-        problem = brief_problem(text, lang)
+        problem = _field_error(text, lang)
         if problem and not metadata.get("held"):
             ack(response_action="errors", errors={ids.INPUT_BRIEF: problem})
             return
@@ -89,48 +86,30 @@ def register(app: App, deps: Deps) -> None:
 def _finish_connect(deps: Deps, body: dict[str, Any], token: str) -> None:
     team_id, user_id = body["user"]["team_id"], body["user"]["id"]
     lang = deps.lang_of(user_id)
-    view_id = body["view"]["id"]
+    metadata = load_metadata(body["view"].get("private_metadata"))
     result = linking.verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
+    held = deps.records.held.get(metadata["held"]) if metadata.get("held") else None
     if result is LinkResult.LINKED:
-        deps.slack.views_update(
-            view_id=view_id,
-            view=build_info_modal(
-                lang=lang, title_key="connect.title", text=t("connect.done", lang)
-            ),
-        )
-        _offer_held_resend(deps, body)
-        return
-    error_key = {
-        LinkResult.REJECTED: "connect.rejected",
-        LinkResult.UNREACHABLE: "connect.unreachable",
-        LinkResult.EMPTY: "connect.empty",
-    }[result]
-    deps.slack.views_update(
-        view_id=view_id,
-        view=build_connect_modal(
-            lang=lang,
-            private_metadata=body["view"].get("private_metadata") or "",
-            error=f":warning: {t(error_key, lang)}",
-        ),
-    )
-
-
-def _offer_held_resend(deps: Deps, body: dict[str, Any]) -> None:
-    """After connecting from the prompt of a kept brief, offer the one-click resend."""
-    held_id = load_metadata(body["view"].get("private_metadata")).get("held")
-    held = deps.records.held.get(held_id) if held_id else None
-    if held is None:
-        return
-    lang = deps.lang_of(held.user_id)
+        text = t("connect.done", lang)
+        buttons = []
+        if held is not None:
+            text = t("refine.held_ready" if held.thread_ts else "connect.held_ready", lang)
+            buttons = [Button("button.resend", ids.ACTION_RESEND, held.id, "primary")]
+    else:
+        error_key = {
+            LinkResult.REJECTED: "connect.rejected",
+            LinkResult.UNREACHABLE: "connect.unreachable",
+            LinkResult.EMPTY: "connect.empty",
+        }[result]
+        text = f":warning: {t(error_key, lang)}"
+        again = f"held:{held.id}" if held is not None else "again"
+        buttons = [Button("connect.button", ids.ACTION_CONNECT, again, "primary")]
     slackio.notify(
         deps,
-        user_id=held.user_id,
-        channel_id=held.channel_id,
-        message=build_notice(
-            lang=lang,
-            text=t("connect.held_ready", lang),
-            buttons=[Button("button.resend", ids.ACTION_RESEND, held.id, "primary")],
-        ),
+        user_id=user_id,
+        channel_id=metadata.get("channel") or (held.channel_id if held else user_id),
+        message=build_notice(lang=lang, text=text, buttons=buttons),
+        response_url=metadata.get("response_url"),
     )
 
 
@@ -165,4 +144,5 @@ def _send_brief(deps: Deps, body: dict[str, Any], text: str, metadata: dict[str,
         channel_id=metadata.get("channel") or user_id,
         body=request_body,
         labels=labels,
+        response_url=metadata.get("response_url"),
     )

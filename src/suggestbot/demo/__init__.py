@@ -1,0 +1,93 @@
+"""``suggestbot demo``: the whole product on the built-in sandbox and Slack emulator.
+
+Starts both on loopback, runs the real app against them in HTTP mode, and drives a scripted
+session as a person would. Prints the conversation as it happens, writes a self-contained HTML
+transcript, and exits 0 only if every step did what it should.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+
+from suggestbot.demo.html import render_html
+from suggestbot.demo.session import Session, StepFailed
+from suggestbot.demo.steps import STEPS
+from suggestbot.logs import configure_logging
+from suggestbot.stage import ALICE, BRUNO, CAROL, Stage
+
+DEFAULT_HTML = "demo-transcript.html"
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="suggestbot demo", description=__doc__)
+    parser.add_argument("--html", default=DEFAULT_HTML, help="where to write the HTML transcript")
+    parser.add_argument(
+        "--keep-running", action="store_true", help="leave the sandbox and the app up afterwards"
+    )
+    parser.add_argument("--log-level", default="WARNING", help="app log level (default WARNING)")
+    args = parser.parse_args(argv)
+    configure_logging(level=args.log_level)
+    logging.getLogger("suggestbot").setLevel(args.log_level)
+
+    with tempfile.TemporaryDirectory(prefix="suggestbot-demo-") as data:
+        stage = Stage(data_dir=Path(data), time_factor=0.05, poll_scale=0.05)
+        with stage:
+            session = Session(stage=stage)
+            ok = _run(session)
+            _write_html(session, stage, Path(args.html))
+            if args.keep_running:
+                _keep_running(session, stage)
+    return 0 if ok else 1
+
+
+def _run(session: Session) -> bool:
+    session.say("suggestbot demo — the app against the built-in sandbox and Slack emulator")
+    session.say(f"  sandbox (content service): {session.stage.sandbox_url}")
+    session.say(f"  Slack emulator:            {session.stage.emu.url}")
+    failed = 0
+    for number, (title, step) in enumerate(STEPS, start=1):
+        session.say(f"\n[{number}/{len(STEPS)}] {title}")
+        started = time.monotonic()
+        try:
+            step(session)
+        except (StepFailed, TimeoutError) as exc:
+            failed += 1
+            session.say(f"  ✗ FAILED: {exc}")
+            continue
+        session.say(f"  ✓ done in {time.monotonic() - started:.1f} s")
+    session.say(f"\n{len(STEPS) - failed} of {len(STEPS)} steps worked.")
+    return failed == 0
+
+
+def _write_html(session: Session, stage: Stage, path: Path) -> None:
+    names = {ALICE: "alice", BRUNO: "bruno", CAROL: "carol", stage.channel: "marketing"}
+
+    def fetch(url: str) -> bytes | None:
+        try:
+            response = httpx.get(url, timeout=5)
+        except httpx.HTTPError:
+            return None
+        return response.content if response.status_code == 200 else None
+
+    page = render_html(
+        title="suggestbot demo transcript", scenes=session.scenes, names=names, fetch=fetch
+    )
+    path.write_text(page, encoding="utf-8")
+    session.say(f"HTML transcript: {path.resolve()}")
+
+
+def _keep_running(session: Session, stage: Stage) -> None:
+    session.say("\nStill running (Ctrl-C to stop):")
+    session.say(f"  sandbox:  {stage.sandbox_url}  (admin key: {stage.sandbox.admin_key})")
+    session.say(f"  Slack API emulator: {stage.emu.api_url}")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        session.say("stopping")

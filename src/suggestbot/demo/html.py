@@ -1,0 +1,176 @@
+"""A self-contained HTML transcript of a Slack conversation: Block Kit rendered, images inlined.
+
+The demo writes one so a person can see what the app posted without a Slack workspace; images
+are fetched once while their signed URLs are still valid and embedded as data URIs (the file
+holds no URL that could expire or leak).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_EMOJI = {
+    "sparkles": "✨",
+    "hourglass_flowing_sand": "⏳",
+    "gear": "⚙️",
+    "outbox_tray": "📤",
+    "x": "❌",
+    "white_check_mark": "✅",
+    "warning": "⚠️",
+    "snail": "🐌",
+    "link": "🔗",
+    "newspaper": "📰",
+    "bulb": "💡",
+}
+
+_STYLE = "".join(
+    [
+        "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;background:#f4f4f6;"
+        "margin:0;padding:24px;color:#1d1c1d}",
+        "h1{font-size:22px}",
+        " h2{font-size:16px;margin:28px 0 8px;color:#555}",
+        ".conv{background:#fff;border-radius:8px;padding:12px 16px;max-width:760px;"
+        "box-shadow:0 1px 3px #0002}",
+        ".msg{display:flex;gap:10px;padding:8px 0;border-top:1px solid #eee}",
+        ".msg:first-child{border-top:0}",
+        ".avatar{width:36px;height:36px;border-radius:6px;background:#4a154b;color:#fff;"
+        "display:flex;align-items:center;justify-content:center;font-weight:bold;flex:none}",
+        ".person .avatar{background:#1264a3}",
+        ".who{font-weight:bold}",
+        ".app{font-size:11px;background:#eee;border-radius:3px;padding:0 4px;margin-left:4px;"
+        "color:#666}",
+        ".thread{margin-left:46px;border-left:3px solid #ddd;padding-left:10px}",
+        ".header{font-size:17px;font-weight:bold;margin:4px 0}",
+        ".context{color:#616061;font-size:13px}",
+        "blockquote{border-left:4px solid #ddd;margin:4px 0;padding-left:8px;color:#444}",
+        ".plain{white-space:pre-wrap}",
+        ".btn{display:inline-block;border:1px solid #bbb;border-radius:4px;padding:3px 10px;"
+        "margin:4px 6px 0 0;font-size:13px}",
+        ".btn.primary{background:#007a5a;color:#fff;border-color:#007a5a}",
+        "img.block{max-width:360px;border-radius:6px;display:block;margin:6px 0}",
+        ".eph{background:#f8f8fa;border-left:3px solid #999;padding:4px 8px;margin:4px 0}",
+        "code{background:#f1f1f1;padding:0 3px;border-radius:3px}",
+    ]
+)
+
+
+@dataclass
+class Scene:
+    """One step of the demo: a title and the messages it showed (with their thread replies)."""
+
+    title: str
+    messages: Sequence[Mapping[str, Any]] = ()
+    replies: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
+    ephemerals: Sequence[str] = ()
+
+
+def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
+    """The subset of Slack's mrkdwn the app uses: bold, italic, code, quotes, mentions, dates."""
+    text = re.sub(r"<!date\^\d+\^[^|>]*\|([^>]*)>", r"\1", text)
+    text = re.sub(r"<@([A-Z0-9]+)>", lambda m: "@" + names.get(m.group(1), m.group(1)), text)
+    text = re.sub(
+        r"<#([A-Z0-9]+)(?:\|([^>]*))?>",
+        lambda m: "#" + (m.group(2) or names.get(m.group(1), m.group(1))),
+        text,
+    )
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    out = html.escape(text)
+    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+    out = re.sub(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])", r"<b>\1</b>", out)
+    out = re.sub(r"(?<![\w_])_([^_\n]+)_(?![\w_])", r"<i>\1</i>", out)
+    out = re.sub(r":([a-z_]+):", lambda m: _EMOJI.get(m.group(1), m.group(0)), out)
+    lines = []
+    for line in out.split("\n"):
+        lines.append(f"<blockquote>{line[5:]}</blockquote>" if line.startswith("&gt; ") else line)
+    return "<br>".join(lines).replace("</blockquote><br>", "</blockquote>")
+
+
+def _text(obj: Mapping[str, Any] | None, names: Mapping[str, str]) -> str:
+    if not obj:
+        return ""
+    if obj.get("type") == "plain_text":
+        return f'<div class="plain">{html.escape(obj.get("text", ""))}</div>'
+    return mrkdwn_to_html(obj.get("text", ""), names)
+
+
+def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[str], str]) -> str:
+    kind = block.get("type")
+    if kind == "header":
+        return f'<div class="header">{html.escape(block["text"]["text"])}</div>'
+    if kind == "section":
+        parts = [_text(block.get("text"), names)]
+        parts += [_text(f, names) for f in block.get("fields") or []]
+        return "<div>" + "".join(parts) + "</div>"
+    if kind == "context":
+        return (
+            '<div class="context">'
+            + " ".join(
+                _text(e, names) if e.get("type") != "image" else "" for e in block["elements"]
+            )
+            + "</div>"
+        )
+    if kind == "image":
+        src = image(block.get("image_url", ""))
+        return f'<img class="block" src="{src}" alt="{html.escape(block.get("alt_text", ""))}">'
+    if kind == "actions":
+        buttons = [
+            f'<span class="btn {e.get("style", "")}">{html.escape(e["text"]["text"])}</span>'
+            for e in block["elements"]
+            if e.get("type") == "button"
+        ]
+        return "<div>" + "".join(buttons) + "</div>"
+    if kind == "divider":
+        return "<hr>"
+    return ""
+
+
+def _message(msg: Mapping[str, Any], names: Mapping[str, str], image: Callable[[str], str]) -> str:
+    is_bot = bool(msg.get("bot_id"))
+    who = "suggestbot" if is_bot else names.get(msg.get("user", ""), msg.get("user", "?"))
+    badge = '<span class="app">APP</span>' if is_bot else ""
+    body = "".join(_block(b, names, image) for b in msg.get("blocks") or [])
+    if not body:
+        body = mrkdwn_to_html(msg.get("text", ""), names)
+    css = "msg" if is_bot else "msg person"
+    return (
+        f'<div class="{css}"><div class="avatar">{html.escape(who[:1].upper())}</div>'
+        f'<div><span class="who">{html.escape(who)}</span>{badge}<div>{body}</div></div></div>'
+    )
+
+
+def render_html(
+    *,
+    title: str,
+    scenes: Sequence[Scene],
+    names: Mapping[str, str],
+    fetch: Callable[[str], bytes | None],
+) -> str:
+    """The transcript page. ``fetch`` returns an image's bytes (None when it cannot be had)."""
+    cache: dict[str, str] = {}
+
+    def image(url: str) -> str:
+        if url not in cache:
+            data = fetch(url) if url else None
+            cache[url] = "data:image/png;base64," + base64.b64encode(data).decode() if data else ""
+        return cache[url]
+
+    parts = [f"<!doctype html><meta charset='utf-8'><title>{html.escape(title)}</title>"]
+    parts.append(f"<style>{_STYLE}</style><h1>{html.escape(title)}</h1>")
+    for scene in scenes:
+        parts.append(f"<h2>{html.escape(scene.title)}</h2><div class='conv'>")
+        for msg in scene.messages:
+            parts.append(_message(msg, names, image))
+            thread = scene.replies.get(str(msg.get("ts")), ())
+            if thread:
+                parts.append("<div class='thread'>")
+                parts += [_message(r, names, image) for r in thread]
+                parts.append("</div>")
+        for note in scene.ephemerals:
+            parts.append(f"<div class='eph'>🔒 {mrkdwn_to_html(note, names)}</div>")
+        parts.append("</div>")
+    return "\n".join(parts)

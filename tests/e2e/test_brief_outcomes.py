@@ -1,0 +1,231 @@
+"""What a user sees for each way a brief can end: stalls, failures by code, rate limits,
+rejected tokens, a bot that is not in the channel, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from suggestbot.sandbox.faults import RateLimit
+from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+
+
+def root_of(stage: Stage, channel: str | None = None) -> dict:
+    return wait_for(
+        lambda: next(iter(stage.emu.messages(channel or stage.channel)), None), what="a root"
+    )
+
+
+def root_text(stage: Stage) -> str:
+    """The channel as people see it, without its title line ("" before anything is posted)."""
+    return stage.emu.transcript(stage.channel).partition("\n")[2]
+
+
+def buttons(message: dict) -> list[str]:
+    return [
+        e["text"]["text"]
+        for b in message.get("blocks", [])
+        if b["type"] == "actions"
+        for e in b["elements"]
+    ]
+
+
+def updates_of_root(stage: Stage) -> list[str]:
+    return [c.args.get("text", "") for c in stage.emu.calls("chat.update")]
+
+
+def test_a_stall_shows_as_retrying_never_as_a_failure(stage: Stage) -> None:
+    stage.sandbox.faults.stall_next_runs = 1
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Stalling brief for the spring launch")
+    wait_for(lambda: "are ready" in root_text(stage), what="the result")
+    shown = updates_of_root(stage)
+    # Seen as "back in the queue" or as "attempt 2, retrying", depending on when polls land.
+    assert any("retrying" in text for text in shown), shown
+    assert not any("failed" in text for text in shown)
+
+
+@pytest.mark.parametrize(
+    ("code", "says", "offered"),
+    [
+        ("generation_failed", "failed while generating", ["Retry"]),
+        ("generation_timeout", "ran out of time", ["Retry", "Edit and resend"]),
+        ("steering_disabled", "retrying will not help", []),
+        ("output_rejected", "Reword the brief", ["Edit and resend"]),
+        ("quota_blown", "`quota_blown`", ["Retry"]),
+    ],
+)
+def test_each_failure_code_says_what_to_do(
+    stage: Stage, code: str, says: str, offered: list[str]
+) -> None:
+    stage.sandbox.faults.fail_next_runs = [code]
+    stage.connect(ALICE)
+    stage.brief(ALICE, "A brief that will fail")
+    wait_for(lambda: "failed" in root_text(stage), what="the failure")
+    root = root_of(stage)
+    assert says in root_text(stage)
+    assert buttons(root) == offered
+
+
+def test_retry_after_a_failure_sends_again_in_place(stage: Stage) -> None:
+    stage.sandbox.faults.fail_next_runs = ["generation_failed"]
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Try twice")
+    wait_for(lambda: "failed" in root_text(stage), what="the failure")
+    stage.slack.press_button(root_of(stage), "Retry", user_id=ALICE)
+    wait_for(lambda: "are ready" in root_text(stage), what="the retried result")
+    assert len(stage.emu.messages(stage.channel)) == 1  # same root, updated in place
+
+
+def test_only_the_author_may_retry(stage: Stage) -> None:
+    stage.sandbox.faults.fail_next_runs = ["generation_failed"]
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Mine to retry")
+    wait_for(lambda: "failed" in root_text(stage), what="the failure")
+    stage.slack.press_button(root_of(stage), "Retry", user_id=BRUNO)
+    wait_for(lambda: stage.emu.ephemerals(BRUNO), what="an explanation for bruno")
+    assert "U0ALICE" in stage.emu.ephemeral_transcript(BRUNO)
+    assert "failed" in root_text(stage)
+
+
+def test_edit_and_resend_opens_the_brief_prefilled_and_resends(stage: Stage) -> None:
+    stage.sandbox.faults.fail_next_runs = ["output_rejected"]
+    stage.connect(ALICE)
+    stage.brief(ALICE, "unsafe idea for a launch")
+    wait_for(lambda: "failed" in root_text(stage), what="the failure")
+    stage.slack.press_button(root_of(stage), "Edit and resend", user_id=ALICE)
+    view = wait_for(lambda: stage.emu.current_view(ALICE), what="the prefilled modal")
+    assert "unsafe idea for a launch" in str(view)
+    stage.slack.submit_view(ALICE, {"Brief": "a safe idea for a launch"})
+    wait_for(lambda: "are ready" in root_text(stage), what="the resent result")
+    assert "a safe idea for a launch" in root_text(stage)
+
+
+def test_rate_limited_brief_is_sent_automatically_after_retry_after(stage: Stage) -> None:
+    stage.sandbox.faults.run_create_rate_limit = RateLimit(max_runs=1, window_s=2)
+    stage.connect(ALICE)
+    stage.brief(ALICE, "first")
+    stage.brief(ALICE, "second")
+    wait_for(
+        lambda: any("sent automatically" in t for t in updates_of_root(stage)),
+        what="the delayed notice",
+    )
+    wait_for(
+        lambda: stage.emu.transcript(stage.channel).count("are ready") == 2,
+        timeout=20,
+        what="both results",
+    )
+
+
+def test_a_rejected_user_token_asks_to_reconnect_and_keeps_the_brief(stage: Stage) -> None:
+    token = stage.user_token()
+    stage.connect(ALICE, token)
+    stage.sandbox.revoke_user_token(token)
+    stage.brief(ALICE, "Kept while I reconnect")
+    wait_for(lambda: "waiting" in root_text(stage), what="the waiting root")
+    root = root_of(stage)
+    assert buttons(root) == ["Connect account", "Resend"]
+    assert "no longer accepts your token" in stage.emu.ephemeral_transcript(ALICE)
+    stage.connect(ALICE)
+    stage.slack.press_button(root_of(stage), "Resend", user_id=ALICE)
+    wait_for(lambda: "are ready" in root_text(stage), what="the resent result")
+    assert "Kept while I reconnect" in root_text(stage)
+
+
+def test_bot_not_in_channel_explains_and_delivers_by_dm(stage: Stage) -> None:
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Results by DM please", channel=stage.quiet_channel)
+    dm = stage.emu.dm_channel(ALICE)
+    wait_for(lambda: "are ready" in stage.emu.transcript(dm), what="the DM result")
+    assert "/invite @suggestbot" in stage.emu.ephemeral_transcript(ALICE)
+    assert stage.emu.messages(stage.quiet_channel) == []
+
+
+def test_unlinked_user_is_prompted_and_the_brief_is_kept_for_one_click(stage: Stage) -> None:
+    stage.slack.slash_command(ALICE, stage.channel, "brief Remember me until I connect")
+    wait_for(lambda: stage.emu.ephemerals(ALICE), what="the connect prompt")
+    prompt = stage.emu.ephemerals(ALICE)[-1]
+    assert "connect your content service account first" in stage.emu.ephemeral_transcript(ALICE)
+    stage.slack.press_button(prompt, "Connect account", user_id=ALICE)
+    wait_for(lambda: stage.emu.current_view(ALICE), what="the connect modal")
+    stage.slack.submit_view(ALICE, {"Personal token": stage.user_token()})
+    resend = wait_for(
+        lambda: next(
+            (e for e in stage.emu.ephemerals(ALICE)[1:] if "Your brief is kept" in str(e)), None
+        ),
+        what="the resend offer",
+        detail=lambda: stage.emu.ephemeral_transcript(ALICE),
+    )
+    stage.slack.press_button(resend, "Resend", user_id=ALICE)
+    view = wait_for(
+        lambda: (
+            (stage.emu.current_view(ALICE) or {}).get("submit") and stage.emu.current_view(ALICE)
+        ),
+        what="the brief modal",
+    )
+    assert view["callback_id"] == "brief"
+    assert "Remember me until I connect" in str(view)
+
+
+def test_a_rejected_token_is_not_kept_and_the_user_is_told(stage: Stage) -> None:
+    stage.slack.slash_command(ALICE, stage.channel, "connect")
+    wait_for(lambda: stage.emu.current_view(ALICE), what="the connect modal")
+    stage.slack.submit_view(ALICE, {"Personal token": "sbx_ut_not-a-real-token"})
+    wait_for(lambda: "did not accept" in stage.emu.ephemeral_transcript(ALICE), what="refusal")
+    assert "sbx_ut_not-a-real-token" not in stage.emu.ephemeral_transcript(ALICE)
+    assert "[Connect account]" in stage.emu.ephemeral_transcript(ALICE)
+    stage.slack.slash_command(ALICE, stage.channel, "status")
+    wait_for(lambda: "No account is connected" in stage.emu.ephemeral_transcript(ALICE))
+
+
+def test_bad_briefs_are_field_errors_before_anything_is_sent(stage: Stage) -> None:
+    stage.connect(ALICE)
+    answer = stage.brief(ALICE, "bad \x07 bell")
+    assert "control characters" in " ".join(answer.errors.values())
+    answer = stage.slack.submit_view(ALICE, {"Brief": "   "})
+    assert answer.errors  # empty once trimmed (Slack itself refuses an empty required input)
+    assert stage.sandbox.counters.get("POST /v1/generation-runs") == 0
+
+
+def test_a_brief_too_long_for_the_service_is_refused_and_handed_back(stage: Stage) -> None:
+    stage.connect(ALICE)
+    text = "word " * 820  # 4100 characters
+    stage.slack.slash_command(ALICE, stage.channel, "brief " + text)
+    wait_for(lambda: "at most 4,000" in stage.emu.ephemeral_transcript(ALICE), what="refusal")
+    shown = stage.emu.ephemeral_transcript(ALICE)
+    assert shown.count("word") >= 820
+    assert stage.sandbox.counters.get("POST /v1/generation-runs") == 0
+
+
+def test_a_german_user_reads_german(stage: Stage) -> None:
+    stage.connect(BRUNO)
+    stage.brief(BRUNO, "Frühjahrsaktion für Wanderer")
+    wait_for(lambda: "sind fertig" in root_text(stage), what="the German result")
+    root = root_of(stage)
+    reply = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    assert reply["blocks"][0]["text"]["text"].startswith("Variante 1 von 1")
+
+
+def test_unknown_subcommand_shows_help(stage: Stage) -> None:
+    stage.slack.slash_command(ALICE, stage.channel, "frobnicate")
+    wait_for(lambda: "frobnicate" in stage.emu.ephemeral_transcript(ALICE), what="help")
+    assert "/suggest brief" in stage.emu.ephemeral_transcript(ALICE)
+
+
+def test_refresh_preview_mints_again_and_updates_the_message(stage: Stage) -> None:
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Instagram post for the trail season")
+    wait_for(lambda: "are ready" in root_text(stage), what="the result")
+    root = root_of(stage)
+    variant = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    before = next(b["image_url"] for b in variant["blocks"] if b["type"] == "image")
+    mints = stage.sandbox.counters.get("POST /v1/assets/urls")
+    stage.slack.press_button(variant, "Refresh preview", user_id=ALICE)
+    wait_for(lambda: stage.sandbox.counters.get("POST /v1/assets/urls") == mints + 1)
+
+    def new_url() -> str | None:
+        blocks = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]["blocks"]
+        urls = [b["image_url"] for b in blocks if b["type"] == "image"]
+        return urls[0] if urls and urls[0] != before else None
+
+    after = wait_for(new_url, what="the message to show a newly minted URL")
+    assert after != before
