@@ -1,0 +1,26 @@
+# suggestbot: the Slack app, served over HTTP (Slack's requests at /slack/events).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    SUGGESTBOT_DATA_DIR=/data \
+    PORT=3000
+
+WORKDIR /app
+COPY pyproject.toml README.md LICENSE ./
+COPY src ./src
+RUN pip install . \
+    && useradd --system --uid 10001 --home-dir /app suggestbot \
+    && mkdir -p /data \
+    && chown suggestbot /data
+
+USER suggestbot
+VOLUME ["/data"]
+EXPOSE 3000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD python -c "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:%s/healthz' % os.environ.get('PORT', '3000'), timeout=4)" || exit 1
+
+ENTRYPOINT ["suggestbot"]
+CMD ["serve"]
