@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from suggestbot.demo.html import Scene
+from suggestbot.slackemu.transcript import blocks_lines
 from suggestbot.stage import Stage
 
 
@@ -29,6 +30,13 @@ class Session:
     def show(self, transcript: str) -> None:
         for line in transcript.splitlines():
             self.say("    " + line)
+
+    def show_message(self, message: dict[str, Any]) -> None:
+        """One message as a person reads it (author, then its blocks)."""
+        author = "suggestbot (app)" if message.get("bot_id") else str(message.get("user", "?"))
+        self.say(f"    {author}:")
+        for line in blocks_lines(message.get("blocks") or []) or [str(message.get("text", ""))]:
+            self.say("        " + line)
 
     def wait(
         self,
@@ -53,11 +61,17 @@ class Session:
                 raise StepFailed(f"waited {self.timeout_s:.0f} s for {what}")
             time.sleep(0.05)
 
-    def record(self, title: str, *, channel: str, thread_of: str | None = None) -> None:
+    def record(
+        self, title: str, *, channel: str, thread_of: str | None = None, replies: bool = True
+    ) -> None:
         """Keep what a channel (and one message's thread) looks like now, for the HTML page."""
         emu = self.stage.emu
         messages = emu.messages(channel)
         if thread_of is not None:
             messages = [m for m in messages if m["ts"] == thread_of]
-        replies = {m["ts"]: emu.messages(channel, thread_ts=m["ts"])[1:] for m in messages}
-        self.scenes.append(Scene(title=title, messages=messages, replies=replies))
+        threads = (
+            {m["ts"]: emu.messages(channel, thread_ts=m["ts"])[1:] for m in messages}
+            if replies
+            else {}
+        )
+        self.scenes.append(Scene(title=title, messages=messages, replies=threads))

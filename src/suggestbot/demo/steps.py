@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from suggestbot.demo.session import Session, StepFailed
-from suggestbot.stage import ALICE
+from suggestbot.jobs.digest_wave import run_wave
+from suggestbot.stage import ALICE, CAROL
+
+DEMO_TZ = "Europe/Berlin"
 
 
 def _root_status(session: Session, channel: str, index: int = -1) -> str:
@@ -45,6 +50,152 @@ def brief_three_variants(session: Session) -> None:
     )
 
 
+def _thread(session: Session) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The brief's root (the first message in the channel) and its replies."""
+    stage = session.stage
+    root = stage.emu.messages(stage.channel)[0]
+    return root, stage.emu.messages(stage.channel, thread_ts=root["ts"])[1:]
+
+
+def _header(message: dict[str, Any]) -> str:
+    blocks = message.get("blocks") or []
+    return str(blocks[0]["text"]["text"]) if blocks and blocks[0]["type"] == "header" else ""
+
+
+def _turn(session: Session, number: int) -> dict[str, Any] | None:
+    _, replies = _thread(session)
+    return next((m for m in replies if _header(m).startswith(f"Turn {number} ")), None)
+
+
+def refine_by_reply(session: Session) -> None:
+    stage = session.stage
+    root, _ = _thread(session)
+    text = "2: shorter, and end with a call to action"
+    session.say(f"  alice replies in the thread: “{text}”")
+    stage.slack.post_user_message(ALICE, stage.channel, text, thread_ts=root["ts"])
+    turn = session.wait(
+        lambda: _turn(session, 2),
+        what="turn 2",
+        progress=lambda: next(
+            (
+                str(m.get("text", ""))
+                for m in reversed(_thread(session)[1])
+                if m.get("bot_id") and not _header(m)
+            ),
+            "",
+        ),
+    )
+    session.show_message(turn)
+    if "call to action" not in str(turn).lower() and "shorter" not in str(turn).lower():
+        raise StepFailed("turn 2 does not say which instruction it followed")
+
+
+def regenerate_image(session: Session) -> None:
+    stage = session.stage
+    before = _turn(session, 2)
+    if before is None:
+        raise StepFailed("there is no turn 2 to work on")
+    old = [b.get("image_url") for b in before["blocks"] if b["type"] == "image"]
+    session.say("  alice presses [Refine…] on turn 2, asks for warmer colours and a new image")
+    stage.slack.press_button(before, "Refine…", user_id=ALICE)
+    session.wait(
+        lambda: (stage.emu.current_view(ALICE) or {}).get("submit"), what="the refine modal"
+    )
+    stage.slack.submit_view(
+        ALICE, {"What should change?": "warmer colours", "Image": "Generate a new image"}
+    )
+    turn = session.wait(lambda: _turn(session, 3), what="turn 3")
+    new = [b.get("image_url") for b in turn["blocks"] if b["type"] == "image"]
+    if not new or new == old:
+        raise StepFailed("turn 3 does not show a new image")
+    session.show_message(turn)
+    root, _ = _thread(session)
+    session.record(
+        "Refined twice by reply and Refine…, with a new image",
+        channel=stage.channel,
+        thread_of=root["ts"],
+    )
+
+
+def rename_thread(session: Session) -> None:
+    stage = session.stage
+    root, _ = _thread(session)
+    session.say("  alice presses [Rename thread] on the root and types “  Tent   launch  ”")
+    stage.slack.press_button(root, "Rename thread", user_id=ALICE)
+    session.wait(
+        lambda: (stage.emu.current_view(ALICE) or {}).get("callback_id") == "rename_thread",
+        what="the rename modal",
+    )
+    stage.slack.submit_view(ALICE, {"Thread name": "  Tent   launch  "})
+    session.wait(
+        lambda: "*Tent launch*" in stage.emu.transcript(stage.channel),
+        what="the stored name on the root",
+    )
+    session.show(stage.emu.ephemeral_transcript(ALICE).splitlines()[-1])
+    session.record(
+        "The thread, renamed", channel=stage.channel, thread_of=root["ts"], replies=False
+    )
+
+
+def share_inspiration(session: Session) -> None:
+    stage = session.stage
+    session.say("  carol types: /suggest inspire weekend spring")
+    stage.slack.slash_command(CAROL, stage.channel, "inspire weekend spring")
+    answer = session.wait(
+        lambda: next(
+            (e for e in reversed(stage.emu.ephemerals(CAROL)) if "Share #2" in str(e)), None
+        ),
+        what="the ready-made content",
+    )
+    before = len(stage.emu.messages(stage.channel))
+    session.say("  carol presses [Share #2 to channel]")
+    stage.slack.press_button(answer, "Share #2 to channel", user_id=CAROL)
+    session.wait(lambda: len(stage.emu.messages(stage.channel)) > before, what="the shared post")
+    shared = stage.emu.messages(stage.channel)[-1]
+    session.show_message(shared)
+    session.record(
+        "Ready-made inspiration shared to the channel",
+        channel=stage.channel,
+        thread_of=shared["ts"],
+    )
+
+
+def digest_now(session: Session) -> None:
+    stage = session.stage
+    zone = ZoneInfo(DEMO_TZ)
+    fire = (datetime.now(zone) + timedelta(minutes=2)).replace(second=0, microsecond=0)
+    hhmm = fire.strftime("%H:%M")
+    session.say(f"  alice types: /suggest digest add — daily at {hhmm} {DEMO_TZ}")
+    stage.slack.slash_command(ALICE, stage.channel, "digest add")
+    session.wait(
+        lambda: (stage.emu.current_view(ALICE) or {}).get("callback_id") == "digest_add",
+        what="the digest modal",
+    )
+    answer = stage.slack.submit_view(
+        ALICE,
+        {
+            "Segment": "Weekend Hikers",
+            "Use case": "Spring Launch",
+            "Time": hhmm,
+            "Time zone": DEMO_TZ,
+            "Weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+        },
+    )
+    if answer.errors:
+        raise StepFailed(f"the digest modal refused: {answer.errors}")
+    session.wait(lambda: "added" in stage.emu.ephemeral_transcript(ALICE), what="the confirmation")
+    session.say(f"  the clock reaches {hhmm}: the digest wave runs")
+    assert stage.runtime is not None
+    before = len(stage.emu.messages(stage.channel))
+    report = run_wave(stage.runtime.deps, now=fire.astimezone(UTC))
+    if report.posted != 1:
+        raise StepFailed(f"the wave posted {report.posted} digests, expected 1")
+    session.wait(lambda: len(stage.emu.messages(stage.channel)) > before, what="the digest")
+    digest = stage.emu.messages(stage.channel)[-1]
+    session.show_message(digest)
+    session.record("The daily digest, fired", channel=stage.channel, thread_of=digest["ts"])
+
+
 def failure_and_retry(session: Session) -> None:
     stage = session.stage
     stage.sandbox.faults.fail_next_runs = ["generation_failed"]
@@ -57,7 +208,7 @@ def failure_and_retry(session: Session) -> None:
         progress=lambda: _root_status(session, stage.channel),
     )
     root = stage.emu.messages(stage.channel)[-1]
-    session.show(stage.emu.transcript(stage.channel).split("\n\n")[-1])
+    session.show_message(root)
     session.say("  alice presses [Retry]")
     stage.slack.press_button(root, "Retry", user_id=ALICE)
     session.wait(
@@ -74,5 +225,10 @@ def failure_and_retry(session: Session) -> None:
 STEPS: list[tuple[str, Callable[[Session], Any]]] = [
     ("Alice connects her account", connect),
     ("Alice sends a brief with three variants", brief_three_variants),
+    ("Alice refines variant 2 by replying in the thread", refine_by_reply),
+    ("Alice asks for a new image", regenerate_image),
+    ("Alice renames the thread", rename_thread),
+    ("Carol shares ready-made inspiration to the channel", share_inspiration),
+    ("A daily digest fires", digest_now),
     ("A brief fails, and Alice retries it", failure_and_retry),
 ]

@@ -1,0 +1,35 @@
+"""``suggestbot demo`` is the first thing a new user runs: it must work, end to end."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: Path) -> None:
+    page = tmp_path / "transcript.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "demo", "--html", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "8 of 8 steps worked." in done.stdout
+    for step in (
+        "connects",
+        "three variants",
+        "refines",
+        "new image",
+        "renames",
+        "shares",
+        "digest",
+        "retries",
+    ):
+        assert step in done.stdout
+    html = page.read_text(encoding="utf-8")
+    assert html.count("data:image/png;base64,") >= 3  # previews embedded, not linked
+    assert "sig=" not in html and "127.0.0.1" not in html  # no signed URL kept in the file
+    assert "Turn 3" in html and "Tent launch" in html
