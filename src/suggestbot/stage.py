@@ -19,6 +19,7 @@ from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.server import SandboxServer
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
@@ -59,7 +60,8 @@ class Stage:
         self.sandbox.faults.run_timing = run_timing or RunTiming(
             queued_s=2.0, running_s=5.0, precompute_s=2.0
         )
-        self.emu = SlackEmulator()
+        # Only the scopes the manifest asks for: a call they do not allow fails as in Slack.
+        self.emu = SlackEmulator(scopes=BOT_SCOPES)
         self.secret_keys = generate_key()
         self._sandbox_server: SandboxServer | None = None
         self._app_server: BackgroundServer | None = None

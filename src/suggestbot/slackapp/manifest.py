@@ -1,0 +1,62 @@
+"""What the app asks of Slack: its command, bot scopes and events, in one place.
+
+``manifest.yml`` (what an operator pastes into Slack) must say exactly this, and the code must
+use exactly this: a test checks both, and the Slack emulator grants the tests these scopes
+and no others, so a Web API call the manifest does not allow fails there as it would in Slack.
+"""
+
+from __future__ import annotations
+
+COMMAND = "/suggest"
+
+BOT_SCOPES: tuple[str, ...] = (
+    "commands",  # /suggest
+    "chat:write",  # chat.postMessage, chat.update, chat.postEphemeral
+    "im:write",  # conversations.open: results and notices by DM
+    "users:read",  # users.info: locale (language), tz (digests), is_admin
+    "channels:read",  # conversations.info on public channels
+    "groups:read",  # conversations.info on private channels
+    "im:read",  # conversations.info on DMs
+    "channels:history",  # conversations.history/replies (recovery by metadata); message.channels
+    "groups:history",  # the same in private channels; message.groups
+    "im:history",  # the same in DMs; message.im
+)
+
+BOT_EVENTS: tuple[str, ...] = (
+    "app_home_opened",
+    "message.channels",
+    "message.groups",
+    "message.im",
+)
+
+# Slack's documented bot scopes per Web API method the app may call (any one suffices where a
+# method serves several conversation types, so the app needs each type's scope).
+METHOD_SCOPES: dict[str, tuple[str, ...]] = {
+    "auth.test": (),
+    "chat.postMessage": ("chat:write",),
+    "chat.postEphemeral": ("chat:write",),
+    "chat.update": ("chat:write",),
+    "chat.delete": ("chat:write",),
+    "chat.getPermalink": (),
+    "conversations.open": ("im:write",),
+    "conversations.info": ("channels:read", "groups:read", "im:read"),
+    "conversations.history": ("channels:history", "groups:history", "im:history"),
+    "conversations.replies": ("channels:history", "groups:history", "im:history"),
+    "users.info": ("users:read",),
+    "views.open": (),
+    "views.update": (),
+    "views.push": (),
+    "views.publish": (),
+}
+
+# Events API subscriptions behind a Bolt ``app.event(type)`` listener, and their scopes.
+EVENT_SUBSCRIPTIONS: dict[str, tuple[str, ...]] = {
+    "message": ("message.channels", "message.groups", "message.im"),
+    "app_home_opened": ("app_home_opened",),
+}
+EVENT_SCOPES: dict[str, tuple[str, ...]] = {
+    "message.channels": ("channels:history",),
+    "message.groups": ("groups:history",),
+    "message.im": ("im:history",),
+    "app_home_opened": (),
+}

@@ -1,0 +1,80 @@
+"""manifest.yml declares exactly the command, scopes and events the code uses."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from suggestbot.slackapp import manifest
+from suggestbot.slackapp.listeners.commands import COMMAND
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "src" / "suggestbot"
+APP_CODE = [SOURCE / "slackapp", SOURCE / "jobs", SOURCE / "runtime.py"]
+
+
+def _python_files() -> list[Path]:
+    files: list[Path] = []
+    for place in APP_CODE:
+        files += [place] if place.is_file() else sorted(place.rglob("*.py"))
+    return files
+
+
+def _web_api_methods() -> set[str]:
+    """Slack Web API methods the app calls (``client.chat_postMessage(`` → chat.postMessage)."""
+    called = set()
+    families = "auth|chat|conversations|users|views|files|reactions|team|apps|oauth|pins"
+    pattern = re.compile(rf"\.slack\.([a-z]+)_([A-Za-z]+)\(|client\.({families})_([A-Za-z]+)\(")
+    for path in _python_files():
+        for match in pattern.finditer(path.read_text(encoding="utf-8")):
+            family, name = (
+                (match.group(1), match.group(2)) if match.group(1) else match.groups()[2:]
+            )
+            called.add(f"{family}.{name}")
+    return called
+
+
+def _event_types() -> set[str]:
+    pattern = re.compile(r"app\.event\(\s*[\"']([a-z_]+)[\"']")
+    return {m for p in _python_files() for m in pattern.findall(p.read_text(encoding="utf-8"))}
+
+
+def _manifest() -> dict:
+    return yaml.safe_load((ROOT / "manifest.yml").read_text(encoding="utf-8"))
+
+
+def test_manifest_states_the_declared_scopes_events_and_command() -> None:
+    doc = _manifest()
+    assert doc["oauth_config"]["scopes"]["bot"] == list(manifest.BOT_SCOPES)
+    assert doc["settings"]["event_subscriptions"]["bot_events"] == list(manifest.BOT_EVENTS)
+    [command] = doc["features"]["slash_commands"]
+    assert command["command"] == manifest.COMMAND == COMMAND
+    assert doc["settings"]["interactivity"]["is_enabled"] is True
+    assert doc["features"]["app_home"]["home_tab_enabled"] is True
+
+
+def test_every_method_called_is_known_and_allowed_by_the_scopes() -> None:
+    called = _web_api_methods()
+    assert called, "the scan found no Web API call: the pattern is broken"
+    unknown = called - set(manifest.METHOD_SCOPES)
+    assert unknown == set(), f"add these methods' scopes to manifest.METHOD_SCOPES: {unknown}"
+    for method in called:
+        assert set(manifest.METHOD_SCOPES[method]) <= set(manifest.BOT_SCOPES), method
+
+
+def test_every_event_listened_to_is_subscribed_and_nothing_else() -> None:
+    listened = _event_types()
+    assert "message" in listened and "app_home_opened" in listened
+    needed = {sub for event in listened for sub in manifest.EVENT_SUBSCRIPTIONS[event]}
+    assert needed == set(manifest.BOT_EVENTS)
+
+
+def test_no_scope_is_declared_that_nothing_uses() -> None:
+    used = {"commands"}
+    for method in _web_api_methods():
+        used |= set(manifest.METHOD_SCOPES[method])
+    for event in manifest.BOT_EVENTS:
+        used |= set(manifest.EVENT_SCOPES[event])
+    assert set(manifest.BOT_SCOPES) == used
