@@ -224,7 +224,7 @@ class Stage:
 def wait_for(
     condition: Callable[[], Any],
     *,
-    timeout: float = 15.0,
+    timeout: float = 30.0,
     what: str = "it",
     detail: Callable[[], str] | None = None,
 ) -> Any:
