@@ -59,7 +59,8 @@ class Message:
     blocks: list[dict[str, Any]]
 
 
-def _buttons(buttons: Sequence[Button], *, lang: str, block_id: str) -> ActionsBlock:
+def actions_block(buttons: Sequence[Button], *, lang: str, block_id: str) -> ActionsBlock:
+    """A row of buttons, labelled in ``lang``."""
     return ActionsBlock(
         block_id=block_id,
         elements=[
@@ -98,7 +99,7 @@ def build_root_message(
             )
         )
     if buttons:
-        blocks.append(_buttons(buttons, lang=lang, block_id="actions"))
+        blocks.append(actions_block(buttons, lang=lang, block_id="actions"))
     return Message(text=status, blocks=[b.to_dict() for b in blocks])
 
 
@@ -109,15 +110,21 @@ def _variant_title(variant: Variant, lang: str) -> str:
     return title[:HEADER_TEXT_MAX]
 
 
-def build_variant_messages(*, lang: str, variant: Variant) -> list[Message]:
+def build_variant_messages(
+    *, lang: str, variant: Variant, title: str | None = None, lead: Sequence[Block] = ()
+) -> list[Message]:
     """One variant as one message, or several when its text needs more than 50 blocks.
 
     The body is plain text from the service, so it goes into ``plain_text`` sections (nothing in
     it can be read as mrkdwn); the subject is escaped. The image block uses the freshly minted
     URL; without one (not minted, or minting failed) the message says how to get a preview.
+
+    Args:
+        title: the header (default "Variant n of N · kind"); a refinement's turn passes its own.
+        lead: blocks between the header and the content (a turn's instruction).
     """
-    title = _variant_title(variant, lang)
-    head: list[Block] = [HeaderBlock(block_id="title", text=PlainTextObject(text=title))]
+    title = (title or _variant_title(variant, lang))[:HEADER_TEXT_MAX]
+    head: list[Block] = [HeaderBlock(block_id="title", text=PlainTextObject(text=title)), *lead]
     if variant.subject is not None:
         head.append(
             SectionBlock(
@@ -127,7 +134,7 @@ def build_variant_messages(*, lang: str, variant: Variant) -> list[Message]:
                 ),
             )
         )
-    body_blocks: list[Block] = [
+    body: list[Block] = [
         SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
         for i, chunk in enumerate(split_text(variant.body))
     ]
@@ -149,46 +156,33 @@ def build_variant_messages(*, lang: str, variant: Variant) -> list[Message]:
                 )
             )
     if variant.rationale:
+        rationale = t("variant.rationale", lang, rationale=escape_mrkdwn(variant.rationale)[:2900])
         tail.append(
-            ContextBlock(
-                block_id="rationale",
-                elements=[
-                    MarkdownTextObject(
-                        text=t(
-                            "variant.rationale",
-                            lang,
-                            rationale=escape_mrkdwn(variant.rationale)[:2900],
-                        )
-                    )
-                ],
-            )
+            ContextBlock(block_id="rationale", elements=[MarkdownTextObject(text=rationale)])
         )
     if variant.buttons:
-        tail.append(_buttons(variant.buttons, lang=lang, block_id="actions"))
-
+        tail.append(actions_block(variant.buttons, lang=lang, block_id="actions"))
     fallback = title if variant.subject is None else f"{title}: {variant.subject}"[:3000]
-    room = MESSAGE_BLOCKS_MAX - len(head) - len(tail)
-    if len(body_blocks) <= room:
-        blocks = head + body_blocks + tail
-        return [Message(text=fallback, blocks=[b.to_dict() for b in blocks])]
-    # Too long for one message: the header and subject lead, the image and buttons close.
-    messages: list[Message] = []
-    first_room = MESSAGE_BLOCKS_MAX - len(head)
-    messages.append(
-        Message(text=fallback, blocks=[b.to_dict() for b in head + body_blocks[:first_room]])
-    )
-    rest = body_blocks[first_room:]
     continued = f"{title} {t('variant.continued', lang)}"
-    while rest:
-        take = rest[:MESSAGE_BLOCKS_MAX]
-        rest = rest[MESSAGE_BLOCKS_MAX:]
-        if not rest and len(take) + len(tail) <= MESSAGE_BLOCKS_MAX:
-            take = take + tail
-            tail = []
-        messages.append(Message(text=continued, blocks=[b.to_dict() for b in take]))
-    if tail:
-        messages.append(Message(text=continued, blocks=[b.to_dict() for b in tail]))
-    return messages
+    return pack(head, body, tail, fallback=fallback, continued=continued)
+
+
+def pack(
+    head: list[Block], body: list[Block], tail: list[Block], *, fallback: str, continued: str
+) -> list[Message]:
+    """Blocks into messages of at most 50: head first, tail last, body in between."""
+    chunks: list[list[Block]] = []
+    current = list(head)
+    for block in [*body, *tail]:
+        if len(current) >= MESSAGE_BLOCKS_MAX:
+            chunks.append(current)
+            current = []
+        current.append(block)
+    chunks.append(current)
+    return [
+        Message(text=fallback if i == 0 else continued, blocks=[b.to_dict() for b in chunk])
+        for i, chunk in enumerate(chunks)
+    ]
 
 
 def build_skipped_note(*, lang: str, count: int) -> Message:

@@ -12,19 +12,18 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     ContextBlock,
-    HeaderBlock,
-    ImageBlock,
     SectionBlock,
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.results import (
-    HEADER_TEXT_MAX,
     MESSAGE_BLOCKS_MAX,
     Button,
     Message,
     Variant,
+    actions_block,
+    build_variant_messages,
 )
 from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
 from suggestbot.slackapp.messages import t
@@ -53,18 +52,6 @@ def quote(text: str, *, limit: int = INSTRUCTION_QUOTE_MAX) -> str:
     return "\n".join("> " + line for line in (escape_mrkdwn(short).splitlines() or [""]))
 
 
-def _actions(buttons: Sequence[Button], *, lang: str, block_id: str) -> ActionsBlock:
-    return ActionsBlock(
-        block_id=block_id,
-        elements=[
-            ButtonElement(
-                text=t(b.label_key, lang), action_id=b.action_id, value=b.value, style=b.style
-            )
-            for b in buttons
-        ],
-    )
-
-
 def build_thread_status(*, lang: str, status: ThreadStatus) -> list[dict[str, Any]]:
     """Blocks added under a thread's root: head, turn count, name, and the rename button."""
     parts = []
@@ -82,7 +69,7 @@ def build_thread_status(*, lang: str, status: ThreadStatus) -> list[dict[str, An
     ]
     if status.can_rename:
         blocks.append(
-            _actions(
+            actions_block(
                 [Button("thread.rename", ids.ACTION_RENAME_OPEN, status.thread_key)],
                 lang=lang,
                 block_id="thread-actions",
@@ -100,85 +87,18 @@ def build_turn_messages(
     long for one message continues in further messages, the image and buttons closing the last.
     """
     kind = t(f"variant.kind.{variant.kind}", lang)
-    title = t("turn.header", lang, n=turn, kind=kind)[:HEADER_TEXT_MAX]
-    head: list[Block] = [
-        HeaderBlock(block_id="title", text=PlainTextObject(text=title)),
-        SectionBlock(
-            block_id="instruction",
-            text=MarkdownTextObject(
-                text=t("turn.asked", lang, user=author) + "\n" + quote(instruction)
-            ),
+    instruction_block = SectionBlock(
+        block_id="instruction",
+        text=MarkdownTextObject(
+            text=t("turn.asked", lang, user=author) + "\n" + quote(instruction)
         ),
-    ]
-    if variant.subject is not None:
-        head.append(
-            SectionBlock(
-                block_id="subject",
-                text=MarkdownTextObject(
-                    text=t("variant.subject", lang, subject=escape_mrkdwn(variant.subject))
-                ),
-            )
-        )
-    body: list[Block] = [
-        SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
-        for i, chunk in enumerate(split_text(variant.body))
-    ]
-    tail: list[Block] = []
-    if variant.kind == "social_single_image":
-        if variant.image_url:
-            tail.append(
-                ImageBlock(
-                    block_id="image",
-                    image_url=variant.image_url,
-                    alt_text=(variant.alt_text or title)[:2000],
-                )
-            )
-        else:
-            tail.append(
-                ContextBlock(
-                    block_id="image-expired",
-                    elements=[MarkdownTextObject(text=t("variant.preview_expired", lang))],
-                )
-            )
-    if variant.rationale:
-        tail.append(
-            ContextBlock(
-                block_id="rationale",
-                elements=[
-                    MarkdownTextObject(
-                        text=t(
-                            "variant.rationale",
-                            lang,
-                            rationale=escape_mrkdwn(variant.rationale)[:2900],
-                        )
-                    )
-                ],
-            )
-        )
-    if variant.buttons:
-        tail.append(_actions(variant.buttons, lang=lang, block_id="actions"))
-    fallback = title if variant.subject is None else f"{title}: {variant.subject}"[:3000]
-    return _pack(
-        head, body, tail, fallback=fallback, continued=f"{title} {t('variant.continued', lang)}"
     )
-
-
-def _pack(
-    head: list[Block], body: list[Block], tail: list[Block], *, fallback: str, continued: str
-) -> list[Message]:
-    """Blocks into messages of at most 50: head first, tail last, body in between."""
-    chunks: list[list[Block]] = []
-    current = list(head)
-    for block in [*body, *tail]:
-        if len(current) >= MESSAGE_BLOCKS_MAX:
-            chunks.append(current)
-            current = []
-        current.append(block)
-    chunks.append(current)
-    return [
-        Message(text=fallback if i == 0 else continued, blocks=[b.to_dict() for b in chunk])
-        for i, chunk in enumerate(chunks)
-    ]
+    return build_variant_messages(
+        lang=lang,
+        variant=variant,
+        title=t("turn.header", lang, n=turn, kind=kind),
+        lead=[instruction_block],
+    )
 
 
 def build_refinement_status(
@@ -190,7 +110,7 @@ def build_refinement_status(
         SectionBlock(block_id="instruction", text=MarkdownTextObject(text=quote(instruction))),
     ]
     if buttons:
-        blocks.append(_actions(buttons, lang=lang, block_id="actions"))
+        blocks.append(actions_block(buttons, lang=lang, block_id="actions"))
     return Message(text=status, blocks=[b.to_dict() for b in blocks])
 
 
@@ -289,7 +209,7 @@ def build_draft_root(
             SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
             for i, chunk in enumerate(chunks)
         ],
-        _actions(
+        actions_block(
             [Button("refine.button", ids.ACTION_REFINE_OPEN, suggestion_id)],
             lang=lang,
             block_id="actions",
