@@ -12,7 +12,13 @@ from suggestbot.slackapp.listeners.commands import COMMAND
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "suggestbot"
-APP_CODE = [SOURCE / "slackapp", SOURCE / "jobs", SOURCE / "runtime.py"]
+APP_CODE = [
+    SOURCE / "slackapp",
+    SOURCE / "jobs",
+    SOURCE / "installations",
+    SOURCE / "runtime.py",
+    SOURCE / "health.py",
+]
 
 
 def _python_files() -> list[Path]:

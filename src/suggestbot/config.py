@@ -34,6 +34,9 @@ class Settings(BaseSettings):
 
     suggestbot_secret_keys: SecretStr | None = Field(default=None)
     suggestbot_data_dir: Path = Path("./data")
+    # Multiplies every delay of the run watcher's poll schedule. For tests and demos only, where
+    # the sandbox's clock is sped up too: 1.0 (the contract's real schedule) anywhere else.
+    suggestbot_poll_scale: float = Field(default=1.0, gt=0)
     port: int = 3000
     log_level: str = "INFO"
     log_json: bool = False

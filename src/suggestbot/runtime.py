@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from slack_bolt import App
 from slack_sdk import WebClient
+from slack_sdk.http_retry import RetryHandler
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -23,6 +23,9 @@ from slack_sdk.http_retry.builtin_handlers import (
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.embedded import EmbeddedSandbox
+from suggestbot.health import Health, ServiceProbe, probe_client
+from suggestbot.installations.scope import ContextExecutor
+from suggestbot.installations.tenancy import Tenancy
 from suggestbot.jobs import digest_wave, inspiration_watch
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
@@ -39,17 +42,20 @@ BACKGROUND_THREADS = 16
 PRUNE_EVERY_S = 600
 
 
+def slack_retry_handlers() -> list[RetryHandler]:
+    """Ride out Slack's 429s (honouring Retry-After), 5xx and connection resets."""
+    return [
+        ConnectionErrorRetryHandler(max_retry_count=2),
+        RateLimitErrorRetryHandler(max_retry_count=5),
+        ServerErrorRetryHandler(max_retry_count=3),
+    ]
+
+
 def slack_client(settings: Settings) -> WebClient:
-    """A ``WebClient`` that rides out Slack's 429s (honouring Retry-After), 5xx and resets."""
+    """The single-workspace ``WebClient``, with the bot token and the retry policy."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     return WebClient(
-        token=token,
-        base_url=settings.slack_api_url,
-        retry_handlers=[
-            ConnectionErrorRetryHandler(max_retry_count=2),
-            RateLimitErrorRetryHandler(max_retry_count=5),
-            ServerErrorRetryHandler(max_retry_count=3),
-        ],
+        token=token, base_url=settings.slack_api_url, retry_handlers=slack_retry_handlers()
     )
 
 
@@ -82,6 +88,8 @@ class Runtime:
             settings.slack_bot_token,
             settings.slack_signing_secret,
             settings.slack_app_token,
+            settings.slack_client_secret,
+            settings.slack_state_secret,
             settings.content_client_secret,
         ):
             if secret is not None:
@@ -90,31 +98,47 @@ class Runtime:
         self.vault = TokenVault.from_setting(keys.get_secret_value() if keys else None)
         self.store = open_store(settings.suggestbot_data_dir)
         self.sandbox: EmbeddedSandbox | None = None
+        self._probe_client: ContentClient | None = None
+        injected = content
         if content is None and settings.embedded_sandbox:
             self.sandbox = EmbeddedSandbox(data_dir=settings.suggestbot_data_dir / "sandbox")
             content = self.sandbox.client()
         self.content = content or self._service_client()
-        self.slack = slack_client(settings)
+        # Installed by OAuth in any number of workspaces (else: one, with SLACK_BOT_TOKEN).
+        self.tenancy: Tenancy | None = None
+        if settings.oauth_install:
+            self.tenancy = Tenancy(
+                settings,
+                store=self.store,
+                vault=self.vault,
+                default_content=self.content,
+                retry_handlers=slack_retry_handlers(),
+            )
+        self.slack = self.tenancy.slack if self.tenancy else slack_client(settings)
         self.scheduler = Scheduler()
         self.timers = SchedulerTimers(self.scheduler)
-        self.background = ThreadPoolExecutor(
+        # Copies the context into each task, so background work keeps its workspace.
+        self.background = ContextExecutor(
             max_workers=BACKGROUND_THREADS, thread_name_prefix="suggestbot-work"
         )
         self.deliveries = DeliveryLog(self.store)
         self.deps = Deps(
             records=Records(self.store),
             vault=self.vault,
-            content=self.content,
+            content=self.tenancy.content if self.tenancy else self.content,
             slack=self.slack,
             timers=self.timers,
             embedded=settings.embedded_sandbox,
             content_locale=settings.content_locale,
-            poll_scale=poll_scale,
+            poll_scale=poll_scale * settings.suggestbot_poll_scale,
             background=self.background,
             deliveries=self.deliveries,
         )
         if self.sandbox is not None:
-            self.deps.auto_link = self.sandbox.user_token_for
+            link = self.sandbox.user_token_for
+            self.deps.auto_link = self.tenancy.auto_link(link) if self.tenancy else link
+        if self.tenancy is not None:
+            self.deps.home_extras = self.tenancy.home_extras(self.deps)
         if crash_point is not None:
             self.deps.crash_point = crash_point
         self.timers.deps = self.deps
@@ -123,6 +147,12 @@ class Runtime:
             deps=self.deps,
             client=self.slack,
             signing_secret=signing.get_secret_value() if signing else None,
+            tenancy=self.tenancy,
+        )
+        self._health = Health(
+            store=self.store,
+            scheduler_running=lambda: self.scheduler.running,
+            service=ServiceProbe(self._probe_read(injected)),
         )
 
     def _service_client(self) -> ContentClient:
@@ -139,6 +169,24 @@ class Runtime:
             secret=s.content_client_secret.get_secret_value(),
         )
 
+    def _probe_read(self, injected: ContentClient | None) -> Callable[[], object]:
+        """The health check's cheap read: a client of its own with a short timeout."""
+        s = self.settings
+        if injected is not None:
+            return injected.list_use_cases
+        if self.sandbox is not None:
+            demo = self.sandbox.demo
+            address = (self.sandbox.server.url, demo.client_id, demo.client_secret)
+        else:
+            assert s.content_api_url and s.content_client_id and s.content_client_secret
+            address = (
+                s.content_api_url,
+                s.content_client_id,
+                s.content_client_secret.get_secret_value(),
+            )
+        self._probe_client = probe_client(*address)
+        return self._probe_client.list_use_cases
+
     def start(self) -> Runtime:
         self.scheduler.start()
         self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
@@ -148,11 +196,22 @@ class Runtime:
         return self
 
     def stop(self) -> None:
-        """Stop taking timers, let work in flight finish, close the store and clients."""
-        self.scheduler.shutdown(wait=True)
+        """Let work in flight finish, then close the store and clients.
+
+        Call it once no new Slack requests arrive (the HTTP server or socket is closed). In
+        order: listeners still running finish (they only hand work over), then the work they
+        handed over (which may still set timers), then the running timer jobs; timers not yet
+        due stay in the store and are resumed by the next start.
+        """
+        self.app.listener_runner.listener_executor.shutdown(wait=True)
         self.background.shutdown(wait=True)
+        self.scheduler.shutdown(wait=True)
         self.store.close()
         self.content.close()
+        if self.tenancy is not None:
+            self.tenancy.close()
+        if self._probe_client is not None:
+            self._probe_client.close()
         if self.sandbox is not None:
             self.sandbox.stop()
 
@@ -166,14 +225,8 @@ class Runtime:
         self.content.close()
 
     def health(self) -> dict[str, Any]:
-        report: dict[str, Any] = {"scheduler": self.scheduler.running}
-        try:
-            self.store.get("health", "probe")
-            report["store"] = True
-        except Exception:
-            report["store"] = False
-        report["ok"] = bool(report["scheduler"] and report["store"])
-        return report
+        """The ``/healthz`` report (see :mod:`suggestbot.health`)."""
+        return self._health.report()
 
     def __enter__(self) -> Runtime:
         return self.start()

@@ -27,6 +27,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, SuggestionSet
+from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.slackapp.blocks.inspiration import Labels
 from suggestbot.slackapp.flows import content_locale, digests, slackio
@@ -179,7 +180,8 @@ def run_wave(deps: Deps, *, now: datetime, pacer: ChannelPacer = PACER) -> WaveR
         contents: dict[tuple[str, str, str], GroupContent | None] = {}
         for item in due:
             if item.group not in contents:
-                contents[item.group] = _read(deps, item.digest)
+                with team_scope(item.digest.team_id):
+                    contents[item.group] = _read(deps, item.digest)
                 report.reads += 1
         for item in _interleave(due):
             content = contents[item.group]
@@ -188,7 +190,8 @@ def run_wave(deps: Deps, *, now: datetime, pacer: ChannelPacer = PACER) -> WaveR
                     digests.record_error(deps, item.digest.id, "service_unavailable")
                     outcome = "failed"
                 else:
-                    outcome = _deliver(deps, item, content, pacer=pacer, report=report)
+                    with team_scope(item.digest.team_id):
+                        outcome = _deliver(deps, item, content, pacer=pacer, report=report)
             except Exception:
                 log.exception("digest %s could not be delivered", item.digest.id)
                 outcome = "failed"

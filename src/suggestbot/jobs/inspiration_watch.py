@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from suggestbot.contentapi import ContentApiError
 from suggestbot.contentapi.polling import next_poll_delay
+from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.slackapp.flows import inspiration
 from suggestbot.slackapp.flows.deps import Deps
@@ -60,42 +61,53 @@ def poll_watches(deps: Deps, *, now: float | None = None) -> int:
     """Poll every due watch once; returns how many were delivered."""
     now = deps.clock() if now is None else now
     table = inspiration.watches(deps)
-    groups: dict[tuple[str, str, str], list[Watch]] = {}
+    groups: dict[tuple[str, str, str, str], list[Watch]] = {}
     for watch in table.values():
         if watch.next_poll_at <= now:
-            groups.setdefault((watch.segment_id, watch.use_case_id, watch.locale), []).append(watch)
+            key = (watch.team_id, watch.segment_id, watch.use_case_id, watch.locale)
+            groups.setdefault(key, []).append(watch)
     delivered = 0
-    for (segment_id, use_case_id, locale), group in groups.items():
-        first = group[0]
-        pair = Pair(segment_id, first.segment_name, use_case_id, first.use_case_name)
+    for group in groups.values():
+        # Each workspace reads its own tenant and posts with its own bot token.
+        with team_scope(group[0].team_id):
+            delivered += _poll_group(deps, group, now)
+    return delivered
+
+
+def _poll_group(deps: Deps, group: list[Watch], now: float) -> int:
+    table = inspiration.watches(deps)
+    first = group[0]
+    segment_id, use_case_id, locale = first.segment_id, first.use_case_id, first.locale
+    pair = Pair(segment_id, first.segment_name, use_case_id, first.use_case_name)
+    try:
+        sets = deps.content.get_inspiration(
+            segment_id=segment_id, use_case_id=use_case_id, locale=locale
+        )
+    except ContentApiError as exc:
+        log.warning("polling ready-made content failed (%s); polling again later", exc)
+        _again(deps, group, now)
+        return 0
+    delivered = 0
+    version = sets[0].version if sets else None
+    ready = [w for w in group if sets and _is_new(w, version)]
+    waiting = [w for w in group if w not in ready]
+    if ready:
         try:
-            sets = deps.content.get_inspiration(
-                segment_id=segment_id, use_case_id=use_case_id, locale=locale
-            )
+            found = inspiration.read_newest(deps, pair, asset_urls=True)
         except ContentApiError as exc:
-            log.warning("polling ready-made content failed (%s); polling again later", exc)
-            _again(deps, group, now)
-            continue
-        version = sets[0].version if sets else None
-        ready = [w for w in group if sets and _is_new(w, version)]
-        waiting = [w for w in group if w not in ready]
-        if ready:
-            try:
-                found = inspiration.read_newest(deps, pair, asset_urls=True)
-            except ContentApiError as exc:
-                log.warning("reading generated content failed (%s); polling again later", exc)
-                found = None
-            if found is None:
-                waiting += ready
-            else:
-                for watch in ready:
-                    try:
-                        inspiration.deliver_watch(deps, watch, found)
-                        delivered += 1
-                    except Exception:
-                        log.exception("could not post generated content to %s", watch.user_id)
-                    table.delete(watch.id)
-        _again(deps, waiting, now)
+            log.warning("reading generated content failed (%s); polling again later", exc)
+            found = None
+        if found is None:
+            waiting += ready
+        else:
+            for watch in ready:
+                try:
+                    inspiration.deliver_watch(deps, watch, found)
+                    delivered += 1
+                except Exception:
+                    log.exception("could not post generated content to %s", watch.user_id)
+                table.delete(watch.id)
+    _again(deps, waiting, now)
     return delivered
 
 

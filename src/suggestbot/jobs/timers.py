@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.run_watcher import poll
 from suggestbot.jobs.scheduler import Scheduler
@@ -47,7 +48,10 @@ class SchedulerTimers:
         if deps is None:
             return
         try:
-            fn(deps, request_id)
+            # The job acts for the request's workspace (its bot token, its service tenant).
+            req = deps.records.requests.get(request_id)
+            with team_scope(req.team_id if req else None):
+                fn(deps, request_id)
         except Exception:
             with self._lock:
                 failures = self._failures.get(request_id, 0) + 1

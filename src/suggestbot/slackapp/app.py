@@ -2,34 +2,50 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 from slack_bolt import App
 from slack_sdk import WebClient
 
+from suggestbot.installations.scope import ContextExecutor
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners import register_all
+
+if TYPE_CHECKING:
+    from suggestbot.installations.tenancy import Tenancy
 
 # Listeners only ack and hand over, so a modest pool keeps every ack far inside 3 seconds.
 LISTENER_THREADS = 32
 
 
-def build_app(*, deps: Deps, client: WebClient, signing_secret: str | None) -> App:
-    """The Bolt app for one workspace (single-workspace mode).
+def build_app(
+    *,
+    deps: Deps,
+    client: WebClient,
+    signing_secret: str | None,
+    tenancy: Tenancy | None = None,
+) -> App:
+    """The Bolt app: for one workspace, or for every workspace that installs it (``tenancy``).
 
     Args:
         deps: what the flows need (store, clients, timers).
         client: the ``WebClient`` with the bot token and Slack's API address.
         signing_secret: checks that HTTP requests come from Slack; None in Socket Mode.
+        tenancy: a multi-workspace (OAuth) install's flow, authorization and listeners.
     """
     app = App(
         client=client,
         signing_secret=signing_secret,
         request_verification_enabled=signing_secret is not None,
         process_before_response=False,
-        listener_executor=ThreadPoolExecutor(
+        # Copies the context into each listener thread, so the workspace a request serves
+        # travels with it (suggestbot.installations.scope).
+        listener_executor=ContextExecutor(
             max_workers=LISTENER_THREADS, thread_name_prefix="bolt-listener"
         ),
+        **(tenancy.app_options() if tenancy is not None else {}),
     )
+    if tenancy is not None:
+        tenancy.register(app, deps)
     register_all(app, deps)
     return app

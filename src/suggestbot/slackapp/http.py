@@ -25,15 +25,19 @@ REDIRECT_PATH = "/slack/oauth_redirect"
 HealthCheck = Callable[[], dict[str, Any]]
 
 
-def build_http_app(app: App, *, health: HealthCheck | None = None) -> Starlette:
+def build_http_app(
+    app: App, *, health: HealthCheck | None = None, events: bool = True
+) -> Starlette:
     """The ASGI app serving ``app`` (and its OAuth flow, when it has one) plus ``/healthz``.
 
     Args:
         app: the Bolt app.
         health: returns ``{"ok": bool, ...details}``; ``/healthz`` answers 503 when not ok.
+        events: serve ``/slack/events``. Off in Socket Mode, where requests come over the
+            socket and the app checks no signatures: the HTTP route would accept forgeries.
     """
 
-    async def events(request: Request) -> Response:
+    async def slack_events(request: Request) -> Response:
         body = await request.body()
         bolt_response = await run_in_threadpool(app.dispatch, to_bolt_request(request, body))
         return to_starlette_response(bolt_response)
@@ -62,11 +66,11 @@ def build_http_app(app: App, *, health: HealthCheck | None = None) -> Starlette:
         report = await run_in_threadpool(health) if health else {"ok": True}
         return JSONResponse(report, status_code=200 if report.get("ok") else 503)
 
-    return Starlette(
-        routes=[
-            Route(EVENTS_PATH, events, methods=["POST"]),
-            Route(INSTALL_PATH, install, methods=["GET"]),
-            Route(REDIRECT_PATH, oauth_redirect, methods=["GET"]),
-            Route("/healthz", healthz, methods=["GET"]),
-        ]
-    )
+    routes = [
+        Route(INSTALL_PATH, install, methods=["GET"]),
+        Route(REDIRECT_PATH, oauth_redirect, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+    ]
+    if events:
+        routes.append(Route(EVENTS_PATH, slack_events, methods=["POST"]))
+    return Starlette(routes=routes)

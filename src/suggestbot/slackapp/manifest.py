@@ -24,6 +24,8 @@ BOT_SCOPES: tuple[str, ...] = (
 
 BOT_EVENTS: tuple[str, ...] = (
     "app_home_opened",
+    "app_uninstalled",
+    "tokens_revoked",
     "message.channels",
     "message.groups",
     "message.im",
@@ -53,10 +55,14 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
 EVENT_SUBSCRIPTIONS: dict[str, tuple[str, ...]] = {
     "message": ("message.channels", "message.groups", "message.im"),
     "app_home_opened": ("app_home_opened",),
+    "app_uninstalled": ("app_uninstalled",),
+    "tokens_revoked": ("tokens_revoked",),
 }
 EVENT_SCOPES: dict[str, tuple[str, ...]] = {
     "message.channels": ("channels:history",),
     "message.groups": ("groups:history",),
     "message.im": ("im:history",),
     "app_home_opened": (),
+    "app_uninstalled": (),
+    "tokens_revoked": (),
 }

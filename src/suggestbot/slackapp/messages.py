@@ -416,6 +416,31 @@ _EN: dict[str, str] = {
     "home.weekday.fri": "Fri",
     "home.weekday.sat": "Sat",
     "home.weekday.sun": "Sun",
+    # workspace settings for admins (multi-workspace installs)
+    "admin.title": "*Workspace settings* (admins only)",
+    "admin.service_own": "This workspace uses the content service at {url} with client "
+    "`{client_id}` (set by <@{user}>, {when}).",
+    "admin.service_default": "This workspace uses the app's default content service. Set your "
+    "workspace's own credentials to use your tenant.",
+    "admin.set": "Set service credentials",
+    "admin.modal_title": "Content service",
+    "admin.modal_intro": "The machine credential of your workspace's tenant. It is checked "
+    "with the service first; the secret is stored encrypted.",
+    "admin.url": "Service URL",
+    "admin.url_hint": "For example https://content.example.com",
+    "admin.client_id": "Client ID",
+    "admin.client_secret": "Client secret",
+    "admin.save": "Check and save",
+    "admin.cancel": "Cancel",
+    "admin.url_invalid": "Enter the service's address, e.g. https://content.example.com.",
+    "admin.url_insecure": "Use an https:// address (plain http only on this machine).",
+    "admin.only_admins": "Only a workspace admin can change the workspace's content service.",
+    "admin.saved": ":white_check_mark: Checked and saved: this workspace now uses the content "
+    "service at {url}.",
+    "admin.rejected": "The service at {url} did not accept this client ID and secret. Nothing "
+    "was changed.",
+    "admin.unreachable": "The service at {url} could not be reached to check the credentials. "
+    "Nothing was changed; try again later.",
 }
 
 _DE: dict[str, str] = {
@@ -837,6 +862,31 @@ _DE: dict[str, str] = {
     "home.weekday.fri": "Fr",
     "home.weekday.sat": "Sa",
     "home.weekday.sun": "So",
+    # workspace settings for admins (multi-workspace installs)
+    "admin.title": "*Workspace-Einstellungen* (nur für Admins)",
+    "admin.service_own": "Dieser Workspace nutzt den Content-Dienst unter {url} mit dem Client "
+    "`{client_id}` (eingerichtet von <@{user}>, {when}).",
+    "admin.service_default": "Dieser Workspace nutzt den Standard-Content-Dienst der App. "
+    "Hinterlege die Zugangsdaten deines Workspace, um deinen Mandanten zu nutzen.",
+    "admin.set": "Zugangsdaten hinterlegen",
+    "admin.modal_title": "Content-Dienst",
+    "admin.modal_intro": "Die Maschinen-Zugangsdaten des Mandanten deines Workspace. Sie werden "
+    "zuerst beim Dienst geprüft; das Secret wird verschlüsselt gespeichert.",
+    "admin.url": "Adresse des Dienstes",
+    "admin.url_hint": "Zum Beispiel https://content.example.com",
+    "admin.client_id": "Client-ID",
+    "admin.client_secret": "Client-Secret",
+    "admin.save": "Prüfen und speichern",
+    "admin.cancel": "Abbrechen",
+    "admin.url_invalid": "Gib die Adresse des Dienstes ein, z. B. https://content.example.com.",
+    "admin.url_insecure": "Verwende eine https://-Adresse (einfaches http nur auf diesem Rechner).",
+    "admin.only_admins": "Nur Workspace-Admins können den Content-Dienst des Workspace ändern.",
+    "admin.saved": ":white_check_mark: Geprüft und gespeichert: Dieser Workspace nutzt jetzt den "
+    "Content-Dienst unter {url}.",
+    "admin.rejected": "Der Dienst unter {url} hat diese Client-ID und dieses Secret nicht "
+    "akzeptiert. Es wurde nichts geändert.",
+    "admin.unreachable": "Der Dienst unter {url} war zum Prüfen der Zugangsdaten nicht "
+    "erreichbar. Es wurde nichts geändert; versuche es später noch einmal.",
 }
 
 _CATALOGUES: dict[str, dict[str, str]] = {"en": _EN, "de": _DE}

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from suggestbot.slackemu import forms, images, payloads, submission
+from suggestbot.slackemu import browser, forms, images, payloads, submission
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
 from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, User
@@ -297,6 +297,44 @@ class SlackDriver:
             )
         delivery = self.event(event) if hears else None
         return PostedMessage(channel.id, stored.ts, delivery)
+
+    # -- installing and uninstalling (OAuth) ----------------------------------------------
+    def install_app(
+        self,
+        install_url: str,
+        *,
+        user_id: str,
+        deny: bool = False,
+        tamper: Callable[[str], str] | None = None,
+    ) -> browser.InstallResult:
+        """A person opens the app's install URL in a browser and approves (or denies) it."""
+        return browser.install(
+            self._http,
+            install_url=install_url,
+            team_id=self.emu.team_id,
+            user_id=user_id,
+            deny=deny,
+            tamper=tamper,
+        )
+
+    def uninstall_app(self) -> tuple[AppResponse, AppResponse]:
+        """Uninstall the app as a workspace admin would: Slack revokes its tokens, then tells
+        it with ``tokens_revoked`` and ``app_uninstalled`` (in that order here; Slack does not
+        promise one)."""
+        self.emu.uninstall()
+        # shape: Slack docs, events/tokens_revoked ("tokens": {"oauth": [...], "bot": [...]})
+        # and events/app_uninstalled.
+        revoked = self.event(
+            {
+                "type": "tokens_revoked",
+                "tokens": {"oauth": [], "bot": [BOT_USER_ID]},
+                "event_ts": self._ws.ts_clock.next_ts(),
+            }
+        )
+        uninstalled = self.event(
+            {"type": "app_uninstalled", "event_ts": self._ws.ts_clock.next_ts()}
+        )
+        return revoked, uninstalled
 
     def app_home_opened(self, user_id: str) -> AppResponse:
         with self._ws.lock:

@@ -27,6 +27,7 @@ from suggestbot.slackemu import transcript as _transcript
 from suggestbot.slackemu.faults import Faults
 from suggestbot.slackemu.methods import DEFAULT_SCOPES
 from suggestbot.slackemu.model import BOT_ID, BOT_USER_ID, RecordedCall, User
+from suggestbot.slackemu.oauth import AUTHORIZE_PATH, OAuthApp
 from suggestbot.slackemu.server import ApiServer, CallLog, Sleep, default_sleep
 from suggestbot.slackemu.workspace import Workspace
 
@@ -35,7 +36,8 @@ class SlackEmulator:
     """A strict local stand-in for one Slack workspace's Web API.
 
     Args:
-        bot_token: the app's bot token; any other token gets ``invalid_auth``. A random
+        bot_token: the app's bot token; any other token gets ``invalid_auth`` unless the
+            workspace issued it by an install (:meth:`register_app`). A random
             ``xoxb-emu-…`` token when omitted.
         scopes: the bot scopes the app's manifest grants; a method needing another one
             answers ``missing_scope``.
@@ -146,6 +148,55 @@ class SlackEmulator:
         if self._server is None:
             raise RuntimeError("the emulator is not serving; use `with emu:` or emu.start()")
         return f"{self._server.url}/api/"
+
+    # -- installing the app (OAuth) ------------------------------------------------------
+    def register_app(
+        self,
+        *,
+        client_id: str,
+        client_secret: str,
+        redirect_url: str | None = None,
+        token_rotation: bool = False,
+        token_lifetime_s: float | None = None,
+    ) -> OAuthApp:
+        """Configure the app for installs through ``/oauth/v2/authorize`` + ``oauth.v2.access``.
+
+        The returned settings may be changed later (e.g. ``token_lifetime_s``).
+        """
+        app = OAuthApp(client_id, client_secret, redirect_url, token_rotation)
+        if token_lifetime_s is not None:
+            app.token_lifetime_s = token_lifetime_s
+        with self.ws.lock:
+            self.ws.oauth.app = app
+        return app
+
+    @property
+    def authorize_url(self) -> str:
+        """Where an app sends a person to approve an install (Slack's ``/oauth/v2/authorize``)."""
+        with self.ws.lock:
+            return self.ws.base_url.rstrip("/") + AUTHORIZE_PATH
+
+    def uninstall(self) -> None:
+        """Uninstall the app: every token it holds is revoked (the driver tells the app)."""
+        with self.ws.lock:
+            self.ws.oauth.uninstall()
+
+    @property
+    def installs(self) -> int:
+        """How many codes were exchanged for tokens."""
+        with self.ws.lock:
+            return self.ws.oauth.installs
+
+    @property
+    def token_refreshes(self) -> int:
+        """How many refresh tokens were exchanged for new tokens."""
+        with self.ws.lock:
+            return self.ws.oauth.refreshes
+
+    def token_accepted(self, token: str) -> bool:
+        """Whether a Web API call with ``token`` would be accepted now."""
+        with self.ws.lock:
+            return self.ws.token_problem(token) is None
 
     # -- workspace setup -----------------------------------------------------------------
     def add_user(

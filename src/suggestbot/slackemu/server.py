@@ -5,7 +5,8 @@ Routes:
 - ``POST|GET /api/{method}`` — Web API methods (form-encoded, multipart or JSON bodies);
 - ``POST /upload/v1/{ticket}`` — the upload URL from ``files.getUploadURLExternal``;
 - ``POST /hooks/{kind}/{team}/{token}`` — ``response_url``s handed to the app;
-- ``GET /files/{file_id}/{name}`` — a file's ``url_private`` (bot token required).
+- ``GET /files/{file_id}/{name}`` — a file's ``url_private`` (bot token required);
+- ``GET /oauth/v2/authorize`` — the page where a person approves an install (see ``oauth``).
 
 A call is answered in this order, as Slack does: unknown method, authentication
 (``not_authed`` / ``invalid_auth``), injected faults, scope (``missing_scope`` with
@@ -27,10 +28,10 @@ from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from suggestbot.slackemu import api_files, hooks, images
+from suggestbot.slackemu import api_files, hooks, images, oauth
 from suggestbot.slackemu.args import Args
 from suggestbot.slackemu.errors import ApiError
 from suggestbot.slackemu.faults import Faults
@@ -84,6 +85,7 @@ class ApiServer:
                 Route("/upload/v1/{ticket}", self._upload, methods=["POST"]),
                 Route("/hooks/{kind}/{team}/{token}", self._hook, methods=["POST"]),
                 Route("/files/{file_id}/{name}", self._file, methods=["GET"]),
+                Route(oauth.AUTHORIZE_PATH, self._authorize, methods=["GET"]),
             ]
         )
 
@@ -135,6 +137,14 @@ class ApiServer:
             params, body_token = parse_body(content_type, raw, query)
         except ApiError as exc:
             return Outcome(exc.status, exc.body()), {}
+        if method == "oauth.v2.access":
+            # Authenticated with the app's client credentials, not a token; recorded without
+            # the secret, the code and the refresh token.
+            recorded: dict[str, Any] = {
+                k: params[k] for k in ("client_id", "grant_type") if k in params
+            }
+            with self.ws.lock:
+                return self._oauth_access(params, authorization), recorded
         token = _bearer(authorization) or body_token
         probed = self._probe_images(params)
         with self.ws.lock:
@@ -157,8 +167,9 @@ class ApiServer:
             return Outcome(200, {"ok": False, "error": "unknown_method", "req_method": method})
         if not token:
             return Outcome(200, {"ok": False, "error": "not_authed"})
-        if token != self.ws.bot_token:
-            return Outcome(200, {"ok": False, "error": "invalid_auth"})
+        problem = self.ws.token_problem(token)
+        if problem is not None:
+            return Outcome(200, {"ok": False, "error": problem})
         granted = ",".join(sorted(self.ws.scopes))
         raw_channel = params.get("channel")
         channel_arg = (
@@ -190,7 +201,46 @@ class ApiServer:
             self.faults.after_post(channel_arg, bool(outcome.body.get("ok")))
         return outcome
 
+    def _oauth_access(self, params: dict[str, Any], authorization: str | None) -> Outcome:
+        try:
+            body = oauth.access(
+                self.ws.oauth,
+                params,
+                authorization=authorization,
+                team_id=self.ws.team_id,
+                team_name=self.ws.team_domain,
+                now=self.ws.clock(),
+            )
+        except ApiError as exc:
+            return Outcome(exc.status, exc.body())
+        return Outcome(200, body)
+
     # -- URLs Slack hosts ---------------------------------------------------------------
+    async def _authorize(self, request: Request) -> Response:
+        cookies = oauth.cookie_values(request.headers.get("cookie"))
+        user_id = cookies.get(oauth.USER_COOKIE)
+        with self.ws.lock:
+            status, answer = oauth.authorize(
+                self.ws.oauth,
+                dict(request.query_params),
+                granted_scopes=self.ws.scopes,
+                known_user=user_id in self.ws.users,
+                user_id=user_id,
+                deny=oauth.DENY_COOKIE in cookies,
+                now=self.ws.clock(),
+            )
+        self.log.add(
+            RecordedCall(
+                method="oauth_authorize",
+                args={"client_id": request.query_params.get("client_id"), "user": user_id},
+                response={"ok": status == 302, "error": None if status == 302 else answer},
+                status=status,
+            )
+        )
+        if status == 302:
+            return RedirectResponse(answer, status_code=302)
+        return PlainTextResponse(answer, status_code=status)
+
     async def _upload(self, request: Request) -> Response:
         raw = await request.body()
         data = _upload_bytes(request.headers.get("content-type"), raw)
@@ -232,9 +282,10 @@ class ApiServer:
         return PlainTextResponse(text, status_code=status)
 
     async def _file(self, request: Request) -> Response:
-        if _bearer(request.headers.get("authorization")) != self.ws.bot_token:
-            return PlainTextResponse("not_authed", status_code=403)
+        token = _bearer(request.headers.get("authorization"))
         with self.ws.lock:
+            if token is None or self.ws.token_problem(token) is not None:
+                return PlainTextResponse("not_authed", status_code=403)
             uploaded = self.ws.files.get(request.path_params["file_id"])
             if uploaded is None or not uploaded.completed or uploaded.content is None:
                 return PlainTextResponse("file_not_found", status_code=404)

@@ -29,6 +29,7 @@ from suggestbot.slackemu.model import (
     UploadedFile,
     User,
 )
+from suggestbot.slackemu.oauth import OAuthState
 
 TRIGGER_TTL_S = 3.0
 RESPONSE_URL_TTL_S = 30 * 60.0
@@ -70,10 +71,20 @@ class Workspace:
         self.triggers: dict[str, Trigger] = {}
         self.response_urls: dict[str, ResponseUrl] = {}
         self.warnings: list[str] = []
+        self.oauth = OAuthState()
         self.check_image_urls = False
         # url -> why Slack could not download it; filled per request before the lock is taken
         self.image_problems: dict[str, str | None] = {}
         self.users[BOT_USER_ID] = User(id=BOT_USER_ID, name=BOT_NAME, team_id=team_id, is_bot=True)
+
+    # -- tokens --------------------------------------------------------------------------
+    def token_problem(self, token: str) -> str | None:
+        """Why a Web API call with ``token`` is refused; None when it is accepted."""
+        if token == self.bot_token:
+            return "token_revoked" if self.oauth.uninstalled else None
+        if token not in self.oauth.tokens:
+            return "invalid_auth"
+        return self.oauth.token_problem(token, now=self.clock())
 
     # -- users and conversations -------------------------------------------------------
     def user(self, user_id: str) -> User:

@@ -58,3 +58,10 @@ ACTION_THREAD_HISTORY = "lists.thread_history"
 ACTION_RUN_HISTORY = "lists.run_history"
 ACTION_HOME_DISCONNECT = "home.disconnect"
 ACTION_HOME_REFRESH = "home.refresh"
+
+# workspace settings for admins (multi-workspace installs)
+VIEW_SERVICE_CREDENTIALS = "service_credentials"
+INPUT_SERVICE_URL = "service_url"
+INPUT_SERVICE_CLIENT_ID = "service_client_id"
+INPUT_SERVICE_CLIENT_SECRET = "service_client_secret"
+ACTION_SERVICE_CREDENTIALS = "admin.service_credentials"

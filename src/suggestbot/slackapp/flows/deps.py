@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from slack_sdk import WebClient
 
 from suggestbot.contentapi import ContentClient
+from suggestbot.installations.scope import current_team
 from suggestbot.slackapp.flows.records import Records
 from suggestbot.slackapp.messages import language_of
 from suggestbot.store import DeliveryLog, TokenVault
@@ -63,27 +64,37 @@ class Deps:
     deliveries: DeliveryLog | None = None
     # Embedded sandbox only: mints a personal token for a Slack user (team_id, user_id).
     auto_link: Callable[[str, str], str] | None = None
-    _catalog: Catalog | None = field(default=None, repr=False)
+    # Extra App Home blocks for (team_id, user_id, lang): workspace settings for the admins of
+    # a multi-workspace install.
+    home_extras: Callable[[str, str, str], list[dict[str, Any]]] | None = None
+    # Per workspace (see suggestbot.installations.scope): each may be a different tenant.
+    _catalogs: dict[str | None, Catalog] = field(default_factory=dict, repr=False)
     _catalog_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _langs: dict[str, tuple[str, float]] = field(default_factory=dict, repr=False)
 
     def catalog(self, *, refresh: bool = False) -> Catalog:
         """Segments and use cases as ``(id, name)`` pairs, from the cache when fresh."""
+        team = current_team()
         with self._catalog_lock:
             now = self.clock()
-            cached = self._catalog
+            cached = self._catalogs.get(team)
             if cached and not refresh and now - cached.loaded_at < self.catalog_ttl_s:
                 return cached
         segments = [(s.id, s.name) for s in self.content.list_segments()]
         use_cases = [(u.id, u.name) for u in self.content.list_use_cases()]
         fresh = Catalog(segments=segments, use_cases=use_cases, loaded_at=self.clock())
         with self._catalog_lock:
-            self._catalog = fresh
+            self._catalogs[team] = fresh
         return fresh
+
+    def forget_catalog(self, team_id: str | None) -> None:
+        """Drop a workspace's cached catalogue (its service changed)."""
+        with self._catalog_lock:
+            self._catalogs.pop(team_id, None)
 
     def cached_catalog(self) -> Catalog | None:
         with self._catalog_lock:
-            cached = self._catalog
+            cached = self._catalogs.get(current_team())
         if cached and self.clock() - cached.loaded_at < self.catalog_ttl_s:
             return cached
         return None

@@ -11,7 +11,13 @@ import logging
 from typing import Any
 
 from suggestbot.contentapi import ContentApiError, RunStatus
-from suggestbot.slackapp.blocks.home import RUNS_SHOWN, THREADS_SHOWN, HomeData, build_home
+from suggestbot.slackapp.blocks.home import (
+    HOME_BLOCKS_MAX,
+    RUNS_SHOWN,
+    THREADS_SHOWN,
+    HomeData,
+    build_home,
+)
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
 from suggestbot.slackapp.flows import linking
 from suggestbot.slackapp.flows.deps import Deps
@@ -108,4 +114,7 @@ def publish(deps: Deps, *, team_id: str, user_id: str) -> None:
     """Build and publish the user's Home."""
     lang = deps.lang_of(user_id)
     view = build_home(lang=lang, data=home_data(deps, team_id=team_id, user_id=user_id, lang=lang))
+    if deps.home_extras is not None:
+        extras = deps.home_extras(team_id, user_id, lang)
+        view["blocks"] = (view["blocks"] + extras)[:HOME_BLOCKS_MAX]
     deps.slack.views_publish(user_id=user_id, view=view)

@@ -1,0 +1,333 @@
+"""Slack installations in the app's :class:`~suggestbot.store.Store`, tokens encrypted at rest.
+
+Implements slack_sdk's ``InstallationStore`` (what Bolt's OAuth flow saves into and its
+authorization reads from), with the semantics of slack_sdk's own stores:
+
+- ``save`` keeps the installation as the workspace's latest and as its installer's, and the
+  bot separately (``save_bot``), so that a bot token rotated later is what every reader gets;
+- ``find_installation`` without a user gives the latest, with a user that user's; either way
+  with the workspace's current bot token;
+- ``delete_bot`` / ``delete_installation`` / ``delete_all`` serve ``tokens_revoked`` and
+  ``app_uninstalled``.
+
+Bot and user tokens, refresh tokens and incoming-webhook URLs go through the
+:class:`~suggestbot.store.TokenVault`; the records hold only their ciphertext.
+
+Records are keyed by team id (``T:<team>``), which Slack keeps unique across enterprises, so
+work that knows only a team (a timer job) finds the workspace's installation; an org-wide
+install (no team) is keyed by its enterprise (``E:<enterprise>``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from pydantic import BaseModel, Field
+from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
+
+from suggestbot.store import Store, TokenVault
+
+log = logging.getLogger(__name__)
+
+BOTS_TABLE = "slack_bots"
+INSTALLATIONS_TABLE = "slack_installations"
+LATEST = "latest"
+
+
+def workspace_key(
+    *, enterprise_id: str | None, team_id: str | None, is_enterprise_install: bool | None = False
+) -> str:
+    """The key of a workspace's records (see the module docstring)."""
+    if team_id and not is_enterprise_install:
+        return f"T:{team_id}"
+    return f"E:{enterprise_id or '-'}"
+
+
+class StoredBot(BaseModel):
+    """A workspace's bot, as stored: tokens as ciphertext only."""
+
+    app_id: str | None = None
+    enterprise_id: str | None = None
+    enterprise_name: str | None = None
+    team_id: str | None = None
+    team_name: str | None = None
+    bot_token_enc: str = Field(repr=False)
+    bot_id: str | None = None
+    bot_user_id: str | None = None
+    bot_scopes: list[str] = Field(default_factory=list)
+    bot_refresh_token_enc: str | None = Field(default=None, repr=False)
+    bot_token_expires_at: int | None = None
+    is_enterprise_install: bool = False
+    installed_at: float = Field(default_factory=time.time)
+
+
+class StoredInstallation(BaseModel):
+    """One install by one person, as stored: tokens and the webhook URL as ciphertext only."""
+
+    app_id: str | None = None
+    enterprise_id: str | None = None
+    enterprise_name: str | None = None
+    enterprise_url: str | None = None
+    team_id: str | None = None
+    team_name: str | None = None
+    bot_token_enc: str | None = Field(default=None, repr=False)
+    bot_id: str | None = None
+    bot_user_id: str | None = None
+    bot_scopes: list[str] = Field(default_factory=list)
+    bot_refresh_token_enc: str | None = Field(default=None, repr=False)
+    bot_token_expires_at: int | None = None
+    user_id: str
+    user_token_enc: str | None = Field(default=None, repr=False)
+    user_scopes: list[str] = Field(default_factory=list)
+    user_refresh_token_enc: str | None = Field(default=None, repr=False)
+    user_token_expires_at: int | None = None
+    incoming_webhook_url_enc: str | None = Field(default=None, repr=False)
+    incoming_webhook_channel: str | None = None
+    incoming_webhook_channel_id: str | None = None
+    incoming_webhook_configuration_url: str | None = None
+    is_enterprise_install: bool = False
+    token_type: str | None = None
+    installed_at: float = Field(default_factory=time.time)
+
+
+class EncryptedInstallationStore(InstallationStore):
+    """slack_sdk's ``InstallationStore`` on the app's store, with every token encrypted.
+
+    Args:
+        store: the app's store.
+        vault: encrypts and decrypts the tokens.
+        client_id: the Slack app's client id (slack_sdk's stores carry it; Bolt may read it).
+    """
+
+    def __init__(self, store: Store, vault: TokenVault, *, client_id: str | None = None) -> None:
+        self._store = store
+        self._vault = vault
+        self.client_id = client_id
+        self._logger = log
+
+    def __repr__(self) -> str:
+        return f"EncryptedInstallationStore(client_id={self.client_id!r})"
+
+    @property
+    def logger(self) -> logging.Logger:
+        return self._logger
+
+    # -- encryption ------------------------------------------------------------------------
+    def _seal(self, value: str | None) -> str | None:
+        return None if value is None else self._vault.encrypt(value)
+
+    def _open(self, value: str | None) -> str | None:
+        return None if value is None else self._vault.decrypt(value)
+
+    # -- writing ---------------------------------------------------------------------------
+    def save(self, installation: Installation) -> None:
+        key = workspace_key(
+            enterprise_id=installation.enterprise_id,
+            team_id=installation.team_id,
+            is_enterprise_install=installation.is_enterprise_install,
+        )
+        if installation.bot_token is not None:
+            self.save_bot(installation.to_bot())
+        record = StoredInstallation(
+            app_id=installation.app_id,
+            enterprise_id=installation.enterprise_id,
+            enterprise_name=installation.enterprise_name,
+            enterprise_url=installation.enterprise_url,
+            team_id=installation.team_id,
+            team_name=installation.team_name,
+            bot_token_enc=self._seal(installation.bot_token),
+            bot_id=installation.bot_id,
+            bot_user_id=installation.bot_user_id,
+            bot_scopes=list(installation.bot_scopes or []),
+            bot_refresh_token_enc=self._seal(installation.bot_refresh_token),
+            bot_token_expires_at=installation.bot_token_expires_at,
+            user_id=installation.user_id,
+            user_token_enc=self._seal(installation.user_token),
+            user_scopes=list(installation.user_scopes or []),
+            user_refresh_token_enc=self._seal(installation.user_refresh_token),
+            user_token_expires_at=installation.user_token_expires_at,
+            incoming_webhook_url_enc=self._seal(installation.incoming_webhook_url),
+            incoming_webhook_channel=installation.incoming_webhook_channel,
+            incoming_webhook_channel_id=installation.incoming_webhook_channel_id,
+            incoming_webhook_configuration_url=installation.incoming_webhook_configuration_url,
+            is_enterprise_install=bool(installation.is_enterprise_install),
+            token_type=installation.token_type,
+            installed_at=installation.installed_at,
+        ).model_dump(mode="json")
+        self._store.put(INSTALLATIONS_TABLE, f"{key}:{LATEST}", record)
+        if installation.user_id:
+            self._store.put(INSTALLATIONS_TABLE, f"{key}:user:{installation.user_id}", record)
+        log.info("saved the installation of workspace %s", installation.team_id)
+
+    def save_bot(self, bot: Bot) -> None:
+        if bot.bot_token is None:
+            return
+        key = workspace_key(
+            enterprise_id=bot.enterprise_id,
+            team_id=bot.team_id,
+            is_enterprise_install=bot.is_enterprise_install,
+        )
+        record = StoredBot(
+            app_id=bot.app_id,
+            enterprise_id=bot.enterprise_id,
+            enterprise_name=bot.enterprise_name,
+            team_id=bot.team_id,
+            team_name=bot.team_name,
+            bot_token_enc=self._vault.encrypt(bot.bot_token),
+            bot_id=bot.bot_id,
+            bot_user_id=bot.bot_user_id,
+            bot_scopes=list(bot.bot_scopes or []),
+            bot_refresh_token_enc=self._seal(bot.bot_refresh_token),
+            bot_token_expires_at=bot.bot_token_expires_at,
+            is_enterprise_install=bool(bot.is_enterprise_install),
+            installed_at=bot.installed_at,
+        )
+        self._store.put(BOTS_TABLE, key, record.model_dump(mode="json"))
+
+    # -- reading ---------------------------------------------------------------------------
+    def find_bot(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        is_enterprise_install: bool | None = False,
+    ) -> Bot | None:
+        key = workspace_key(
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            is_enterprise_install=is_enterprise_install,
+        )
+        raw = self._store.get(BOTS_TABLE, key)
+        if raw is None:
+            return None
+        stored = StoredBot.model_validate(raw)
+        return Bot(
+            app_id=stored.app_id,
+            enterprise_id=stored.enterprise_id,
+            enterprise_name=stored.enterprise_name,
+            team_id=stored.team_id,
+            team_name=stored.team_name,
+            bot_token=self._vault.decrypt(stored.bot_token_enc),
+            bot_id=stored.bot_id or "",
+            bot_user_id=stored.bot_user_id or "",
+            bot_scopes=stored.bot_scopes,
+            bot_refresh_token=self._open(stored.bot_refresh_token_enc),
+            bot_token_expires_at=stored.bot_token_expires_at,
+            is_enterprise_install=stored.is_enterprise_install,
+            installed_at=stored.installed_at,
+        )
+
+    def find_installation(
+        self,
+        *,
+        enterprise_id: str | None,
+        team_id: str | None,
+        user_id: str | None = None,
+        is_enterprise_install: bool | None = False,
+    ) -> Installation | None:
+        key = workspace_key(
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            is_enterprise_install=is_enterprise_install,
+        )
+        suffix = LATEST if user_id is None else f"user:{user_id}"
+        raw = self._store.get(INSTALLATIONS_TABLE, f"{key}:{suffix}")
+        if raw is None:
+            return None
+        stored = StoredInstallation.model_validate(raw)
+        installation = Installation(
+            app_id=stored.app_id,
+            enterprise_id=stored.enterprise_id,
+            enterprise_name=stored.enterprise_name,
+            enterprise_url=stored.enterprise_url,
+            team_id=stored.team_id,
+            team_name=stored.team_name,
+            bot_token=self._open(stored.bot_token_enc),
+            bot_id=stored.bot_id,
+            bot_user_id=stored.bot_user_id,
+            bot_scopes=stored.bot_scopes,
+            bot_refresh_token=self._open(stored.bot_refresh_token_enc),
+            bot_token_expires_at=stored.bot_token_expires_at,
+            user_id=stored.user_id,
+            user_token=self._open(stored.user_token_enc),
+            user_scopes=stored.user_scopes,
+            user_refresh_token=self._open(stored.user_refresh_token_enc),
+            user_token_expires_at=stored.user_token_expires_at,
+            incoming_webhook_url=self._open(stored.incoming_webhook_url_enc),
+            incoming_webhook_channel=stored.incoming_webhook_channel,
+            incoming_webhook_channel_id=stored.incoming_webhook_channel_id,
+            incoming_webhook_configuration_url=stored.incoming_webhook_configuration_url,
+            is_enterprise_install=stored.is_enterprise_install,
+            token_type=stored.token_type,
+            installed_at=stored.installed_at,
+        )
+        # The bot may have been rotated (or reinstalled) since this person installed.
+        bot = self.find_bot(
+            enterprise_id=enterprise_id,
+            team_id=team_id,
+            is_enterprise_install=is_enterprise_install,
+        )
+        if bot is None:
+            _drop_bot(installation)
+        elif bot.bot_token != installation.bot_token:
+            installation.bot_id = bot.bot_id
+            installation.bot_user_id = bot.bot_user_id
+            installation.bot_token = bot.bot_token
+            installation.bot_scopes = bot.bot_scopes
+            installation.bot_refresh_token = bot.bot_refresh_token
+            installation.bot_token_expires_at = bot.bot_token_expires_at
+        return installation
+
+    def teams(self) -> list[str]:
+        """Team ids of every workspace with a bot installed."""
+        return [
+            str(raw["team_id"]) for _, raw in self._store.items(BOTS_TABLE) if raw.get("team_id")
+        ]
+
+    # -- deleting --------------------------------------------------------------------------
+    def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
+        if self._store.delete(BOTS_TABLE, key):
+            log.info("deleted the bot token of workspace %s", team_id or enterprise_id)
+
+    def delete_installation(
+        self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
+    ) -> None:
+        key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
+        prefix = f"{key}:" if user_id is None else f"{key}:user:{user_id}"
+        doomed = [
+            k
+            for k, _ in self._store.items(INSTALLATIONS_TABLE)
+            if (k.startswith(prefix) if user_id is None else k == prefix)
+        ]
+        for each in doomed:
+            self._store.delete(INSTALLATIONS_TABLE, each)
+        if user_id is not None:
+            # The latest installation carries this person's tokens when they installed last.
+            self._store.update(
+                INSTALLATIONS_TABLE, f"{key}:{LATEST}", lambda raw: _without_user(raw, user_id)
+            )
+
+    def delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
+        self.delete_bot(enterprise_id=enterprise_id, team_id=team_id)
+        self.delete_installation(enterprise_id=enterprise_id, team_id=team_id)
+
+
+def _drop_bot(installation: Installation) -> None:
+    installation.bot_token = None
+    installation.bot_refresh_token = None
+    installation.bot_token_expires_at = None
+
+
+def _without_user(raw: dict[str, Any] | None, user_id: str) -> dict[str, Any] | None:
+    if raw is None or raw.get("user_id") != user_id:
+        return raw
+    return {
+        **raw,
+        "user_token_enc": None,
+        "user_refresh_token_enc": None,
+        "user_token_expires_at": None,
+        "user_scopes": [],
+    }

@@ -1,0 +1,147 @@
+"""``/healthz``: store, scheduler and service reachability; 503 when any is not ok."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from suggestbot.config import Settings
+from suggestbot.contentapi import ServerError
+from suggestbot.health import ServiceProbe
+from suggestbot.runtime import Runtime
+from suggestbot.sandbox import Sandbox
+from suggestbot.sandbox.seed import ACME
+from suggestbot.serving import BackgroundServer
+from suggestbot.slackapp.http import build_http_app
+from suggestbot.slackemu import SlackEmulator
+from suggestbot.store import generate_key
+
+
+class Running:
+    def __init__(self, runtime: Runtime, url: str, sandbox: Sandbox) -> None:
+        self.runtime, self.url, self.sandbox = runtime, url, sandbox
+
+    def healthz(self) -> httpx.Response:
+        return httpx.get(f"{self.url}/healthz", timeout=10)
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Running]:
+    sandbox = Sandbox(time_factor=0.01)
+    with sandbox.serve() as sandbox_server, SlackEmulator() as emu:
+        settings = Settings(
+            _env_file=None,
+            slack_bot_token=emu.bot_token,
+            slack_signing_secret="healthz-signing-secret",
+            slack_api_url=emu.api_url,
+            content_api_url=sandbox_server.url,
+            content_client_id=ACME.client_id,
+            content_client_secret=ACME.client_secret,
+            suggestbot_secret_keys=generate_key(),
+            suggestbot_data_dir=tmp_path,
+        )
+        runtime = Runtime(settings).start()
+        server = BackgroundServer(build_http_app(runtime.app, health=runtime.health)).start()
+        try:
+            yield Running(runtime, server.url, sandbox)
+        finally:
+            server.stop()
+            runtime.stop()
+
+
+def test_healthy_reports_every_part(running: Running) -> None:
+    answer = running.healthz()
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["ok"] is True and body["store"] is True and body["scheduler"] is True
+    assert body["service"]["ok"] is True and body["service"]["error"] is None
+
+
+def test_an_unusable_service_makes_it_503_and_says_why(running: Running) -> None:
+    running.sandbox.faults.error_rate_5xx = 1.0
+    answer = running.healthz()
+    assert answer.status_code == 503
+    body = answer.json()
+    assert body["service"]["ok"] is False and body["service"]["error"]
+    assert body["store"] is True and body["scheduler"] is True
+
+
+def test_a_stopped_scheduler_makes_it_503(running: Running) -> None:
+    running.runtime.scheduler.shutdown()
+    answer = running.healthz()
+    assert answer.status_code == 503
+    assert answer.json()["scheduler"] is False
+
+
+def test_a_closed_store_makes_it_503(running: Running) -> None:
+    running.runtime.store.close()
+    answer = running.healthz()
+    assert answer.status_code == 503
+    assert answer.json()["store"] is False
+
+
+def test_health_reports_carry_no_secret(running: Running) -> None:
+    running.sandbox.faults.error_rate_5xx = 1.0
+    text = running.healthz().text
+    assert ACME.client_secret not in text and "sbx_" not in text
+
+
+# -- the cached service check ------------------------------------------------------------------
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_service_is_checked_at_most_once_per_ttl() -> None:
+    clock = Clock()
+    reads: list[int] = []
+    probe = ServiceProbe(lambda: reads.append(1), ttl_s=10.0, clock=clock)
+    for _ in range(5):
+        assert probe.status()["ok"] is True
+    clock.now += 9.9
+    probe.status()
+    assert len(reads) == 1
+    clock.now += 0.1
+    assert probe.status()["checked_s_ago"] == 0.0
+    assert len(reads) == 2
+
+
+def test_a_failed_check_is_cached_too_and_reports_the_code() -> None:
+    clock = Clock()
+
+    def down() -> None:
+        raise ServerError("down", status=503, code="service_unavailable")
+
+    probe = ServiceProbe(down, ttl_s=10.0, clock=clock)
+    first, second = probe.status(), probe.status()
+    assert first["ok"] is False and first["error"] == "service_unavailable"
+    assert second["ok"] is False and probe.checks == 1
+
+
+def test_concurrent_probes_share_one_check() -> None:
+    release = threading.Event()
+    entered = threading.Event()
+
+    def slow() -> None:
+        entered.set()
+        release.wait(10)
+
+    probe = ServiceProbe(slow, ttl_s=10.0, clock=Clock())
+    answers: list[bool] = []
+    threads = [
+        threading.Thread(target=lambda: answers.append(probe.status()["ok"])) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    entered.wait(10)
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert answers == [True] * 4 and probe.checks == 1
