@@ -31,8 +31,9 @@ class Scheduler:
     """A small facade over ``BackgroundScheduler``: one-shot timers and interval jobs."""
 
     def __init__(self, *, workers: int = DEFAULT_WORKERS) -> None:
+        self._executor = ThreadPoolExecutor(max_workers=workers)
         self._scheduler = BackgroundScheduler(
-            executors={"default": ThreadPoolExecutor(max_workers=workers)},
+            executors={"default": self._executor},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
             timezone=UTC,
         )
@@ -42,8 +43,17 @@ class Scheduler:
             self._scheduler.start()
 
     def shutdown(self, *, wait: bool = True) -> None:
+        """Stop firing timers; with ``wait``, let the jobs already running finish.
+
+        APScheduler's own ``shutdown(wait=True)`` waits for running jobs while holding its job
+        store lock, and a running poll reschedules itself (``add_job`` needs that lock): a
+        deadlock. So the scheduler stops without waiting and the worker pool is awaited after.
+        """
         if self._scheduler.running:
-            self._scheduler.shutdown(wait=wait)
+            self._scheduler.shutdown(wait=False)
+        if wait:
+            # The pool behind APScheduler's executor; shutting it down again only waits.
+            self._executor._pool.shutdown(wait=True)
 
     @property
     def running(self) -> bool:

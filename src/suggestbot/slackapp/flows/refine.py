@@ -17,7 +17,6 @@ import time
 import uuid
 from typing import Any
 
-import httpx
 from pydantic import BaseModel, Field
 from slack_sdk.errors import SlackApiError
 
@@ -112,21 +111,7 @@ def respond(response_url: str | None, message: Message, *, replace: bool = True)
     """Answer through an interaction's ``response_url`` (replacing the message pressed)."""
     if not response_url:
         return False
-    try:
-        answer = httpx.post(
-            response_url,
-            json={
-                "replace_original": replace,
-                "response_type": "ephemeral",
-                "text": message.text,
-                "blocks": message.blocks,
-            },
-            timeout=10,
-        )
-    except httpx.HTTPError as exc:
-        log.warning("response_url failed (%s)", type(exc).__name__)
-        return False
-    return answer.status_code == 200
+    return slackio.answer_via(response_url, message, replace_original=replace)
 
 
 # ---------------------------------------------------------------- a reply arrives

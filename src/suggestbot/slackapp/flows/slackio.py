@@ -70,23 +70,8 @@ def notify(
     Uses the command's ``response_url`` when there is one (it works even where the bot is not a
     member), else ``chat.postEphemeral``, else a direct message.
     """
-    if response_url:
-        try:
-            answer = httpx.post(
-                response_url,
-                json={
-                    "response_type": "ephemeral",
-                    "replace_original": False,
-                    "text": message.text,
-                    "blocks": message.blocks,
-                },
-                timeout=10,
-            )
-            if answer.status_code == 200:
-                return
-            log.warning("response_url answered %s; trying chat.postEphemeral", answer.status_code)
-        except httpx.HTTPError as exc:
-            log.warning("response_url failed (%s); trying chat.postEphemeral", type(exc).__name__)
+    if response_url and answer_via(response_url, message, replace_original=False):
+        return
     try:
         deps.slack.chat_postEphemeral(
             channel=channel_id, user=user_id, text=message.text, blocks=message.blocks
@@ -96,6 +81,32 @@ def notify(
         if slack_error(exc) not in UNREACHABLE_CHANNEL:
             raise
     post(deps, channel=open_dm(deps, user_id), message=message)
+
+
+# One client for every response_url answer: a new client per call builds a new SSL context
+# and connection pool each time, which under load held up the listener threads' acks.
+_RESPONSE_URLS = httpx.Client(timeout=10)
+
+
+def answer_via(response_url: str, message: Message, *, replace_original: bool) -> bool:
+    """Answer through an interaction's ``response_url`` (ephemeral); False when it failed."""
+    try:
+        answer = _RESPONSE_URLS.post(
+            response_url,
+            json={
+                "response_type": "ephemeral",
+                "replace_original": replace_original,
+                "text": message.text,
+                "blocks": message.blocks,
+            },
+        )
+    except httpx.HTTPError as exc:
+        log.warning("response_url failed (%s)", type(exc).__name__)
+        return False
+    if answer.status_code != 200:
+        log.warning("response_url answered %s", answer.status_code)
+        return False
+    return True
 
 
 def find_posted(
