@@ -1,0 +1,484 @@
+"""What the benchmark scripts share: figures, reports, the machine, a signed-request load
+generator in its own process, linked users for the stage, the sandbox in a child process, and
+two small profilers for ``--profile``.
+
+Not a benchmark itself, except when run as ``python bench/benchkit.py signed-load`` by
+:func:`send_signed`: then it reads a job from stdin, sends it and prints the timings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import cProfile
+import json
+import logging
+import math
+import os
+import platform
+import pstats
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+_LOAD_TIMEOUT_S = 600.0
+
+
+# ---------------------------------------------------------------- figures
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (``q`` in 0..100): a value that was really measured."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+def spread(values: Sequence[float], *, scale: float = 1.0, digits: int = 3) -> dict[str, Any]:
+    """Count, p50, p90, p99, max and mean of ``values`` times ``scale``, rounded."""
+    if not values:
+        return {"n": 0}
+    return {
+        "n": len(values),
+        "p50": round(percentile(values, 50) * scale, digits),
+        "p90": round(percentile(values, 90) * scale, digits),
+        "p99": round(percentile(values, 99) * scale, digits),
+        "max": round(max(values) * scale, digits),
+        "mean": round(statistics.fmean(values) * scale, digits),
+    }
+
+
+def machine() -> dict[str, Any]:
+    """Where the figures came from (recorded with every result)."""
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram_gb: float | None = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                ram_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+                break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram_gb": ram_gb,
+        "python": platform.python_version(),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+@dataclass(frozen=True)
+class Goal:
+    name: str
+    met: bool
+    detail: str
+
+
+def report(title: str, rows: Iterable[tuple[str, Any]], result: dict[str, Any]) -> None:
+    """Print ``rows`` as a two-column table, then ``result`` as one JSON line."""
+    rows = list(rows)
+    width = max([len(k) for k, _ in rows] + [10])
+    print()
+    print(title)
+    print("-" * len(title))
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+    print(json.dumps(result, sort_keys=False))
+
+
+def goal_rows(goals: Sequence[Goal]) -> list[tuple[str, str]]:
+    return [(f"goal: {g.name}", f"{'MET' if g.met else 'NOT MET'} ({g.detail})") for g in goals]
+
+
+def goals_json(goals: Sequence[Goal]) -> dict[str, Any]:
+    return {g.name: {"met": g.met, "detail": g.detail} for g in goals}
+
+
+def quiet_logging() -> None:
+    """Warnings and errors only, on stderr: the app's INFO lines would drown the figures."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+def wait_until(condition: Callable[[], Any], *, timeout: float, interval: float = 0.05) -> bool:
+    """Poll ``condition`` until truthy or ``timeout`` seconds pass; returns whether it held."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------- signed load, in its own process
+
+
+@dataclass(frozen=True)
+class Sent:
+    status: int
+    elapsed_s: float
+
+
+def send_signed(
+    *,
+    url: str,
+    signing_secret: str,
+    bodies: Sequence[bytes],
+    concurrency: int,
+    content_type: str = "application/x-www-form-urlencoded",
+) -> list[Sent]:
+    """POST every body to ``url``, ``concurrency`` at a time, each signed as Slack signs it.
+
+    The sending runs in a child process so that the client's own work does not hold this
+    process's interpreter lock while the app under test answers: the timings are the app's.
+    Every body is signed when it is sent (Slack rejects timestamps older than 5 minutes).
+    """
+    if not url.startswith("http://127.0.0.1:"):
+        raise ValueError("benchmarks only talk to 127.0.0.1")
+    job = {
+        "url": url,
+        "secret": signing_secret,
+        "bodies": [b.decode("utf-8") for b in bodies],
+        "concurrency": concurrency,
+        "content_type": content_type,
+    }
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "signed-load"],
+        input=json.dumps(job),
+        capture_output=True,
+        text=True,
+        timeout=_LOAD_TIMEOUT_S,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
+    return [Sent(status=s, elapsed_s=e) for s, e in json.loads(done.stdout)]
+
+
+async def _signed_load(job: dict[str, Any]) -> list[tuple[int, float]]:
+    import httpx
+
+    from suggestbot.slackemu.signing import signed_headers
+
+    bodies = [b.encode("utf-8") for b in job["bodies"]]
+    results: list[tuple[int, float]] = [(0, 0.0)] * len(bodies)
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for index in range(len(bodies)):
+        queue.put_nowait(index)
+    limits = httpx.Limits(max_connections=job["concurrency"])
+
+    async with httpx.AsyncClient(timeout=30.0, limits=limits) as client:
+
+        async def worker() -> None:
+            while True:
+                try:
+                    index = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                body = bodies[index]
+                headers = {
+                    "Content-Type": job["content_type"],
+                    **signed_headers(
+                        signing_secret=job["secret"], timestamp=int(time.time()), body=body
+                    ),
+                }
+                started = time.perf_counter()
+                try:
+                    reply = await client.post(job["url"], content=body, headers=headers)
+                    status = reply.status_code
+                except httpx.HTTPError:
+                    status = 599
+                results[index] = (status, time.perf_counter() - started)
+
+        await asyncio.gather(*(worker() for _ in range(job["concurrency"])))
+    return results
+
+
+# ---------------------------------------------------------------- people on the stage
+
+
+def add_linked_users(stage: Any, count: int) -> list[str]:
+    """``count`` new people in ``stage.channel``, linked to their own (fresh) service token and
+    with a remembered segment, use case and variant count, so ``/suggest brief <text>`` goes
+    straight to a run. Written to the app's records directly, as the connect modal and a first
+    brief would leave them: setting people up is not what is measured."""
+    from suggestbot.slackapp.flows.records import LinkedUser, Preferences, user_key
+
+    deps = stage.runtime.deps
+    demo = stage.sandbox.demo.primary
+    segment_id = next(iter(demo.segments.values()))
+    use_case_id = next(iter(demo.use_cases.values()))
+    users = []
+    for n in range(count):
+        user_id = f"U0BENCH{n:03d}"
+        stage.emu.add_user(user_id, f"bench{n:03d}", locale="en-US", tz="Europe/Berlin")
+        stage.emu.join(stage.channel, user_id)
+        key = user_key(stage.emu.team_id, user_id)
+        deps.records.users.put(
+            key,
+            LinkedUser(
+                team_id=stage.emu.team_id,
+                user_id=user_id,
+                token_enc=deps.vault.encrypt(stage.user_token()),
+                linked_at=time.time(),
+            ),
+        )
+        deps.records.preferences.put(
+            key, Preferences(segment_id=segment_id, use_case_id=use_case_id, variants=1)
+        )
+        users.append(user_id)
+    deps.catalog(refresh=True)
+    return users
+
+
+def slash_bodies(stage: Any, users: Sequence[str], texts: Sequence[str]) -> list[bytes]:
+    """Slash command bodies as Slack would send them, one per text, users taking turns; each
+    has its own trigger id and response URL issued by the emulator."""
+    from suggestbot.slackemu import payloads
+
+    emu = stage.emu
+    ws = emu.ws
+    bodies = []
+    with ws.lock:
+        channel = ws.channel(stage.channel)
+        for n, text in enumerate(texts):
+            user = ws.user(users[n % len(users)])
+            bodies.append(
+                payloads.slash_command_form(
+                    team_id=emu.team_id,
+                    team_domain=emu.team_domain,
+                    channel=channel,
+                    user=user,
+                    command="/suggest",
+                    text=text,
+                    response_url=ws.issue_response_url(
+                        kind="commands", user_id=user.id, channel_id=channel.id
+                    ),
+                    trigger_id=ws.issue_trigger(user.id),
+                )
+            )
+    return bodies
+
+
+# ---------------------------------------------------------------- the sandbox in its own process
+
+
+@contextlib.contextmanager
+def sandbox_process(*, admin_key: str, time_factor: float = 1.0) -> Iterator[tuple[int, str]]:
+    """``python -m suggestbot sandbox --port 0`` in a child process; yields its pid and URL.
+
+    In its own process the service does not share the app's interpreter lock, as a real
+    service would not; its CPU can be read with :func:`child_cpu_seconds`. A SIGTERM to this
+    process (``timeout``, Ctrl-C's cousin) still stops the child.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "suggestbot",
+            "sandbox",
+            "--port",
+            "0",
+            "--admin-key",
+            admin_key,
+            "--time-factor",
+            str(time_factor),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = None
+        deadline = time.monotonic() + 30
+        for line in process.stdout:
+            found = re.search(r"http://127\.0\.0\.1:\d+", line)
+            if found:
+                url = found.group(0)
+                break
+            if time.monotonic() > deadline:
+                break
+        if url is None:
+            raise RuntimeError("the sandbox did not start")
+        # Keep reading its output so that a full pipe never blocks it.
+        threading.Thread(target=process.stdout.read, daemon=True).start()
+        yield process.pid, url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+# ---------------------------------------------------------------- where the time goes
+
+
+class StackSampler:
+    """A small sampling profiler over every thread of this process (``--profile``).
+
+    Every ``interval`` seconds it looks at each thread's Python stack and counts the function on
+    top (``self``) and every function on the stack (``total``). Frames that only wait (a lock
+    acquired in C shows as its caller, so those remain; queue gets, sleeps, selects and socket
+    reads are dropped) are skipped, so the counts lean towards work and lock waits.
+    """
+
+    _IDLE = frozenset({"wait", "select", "_worker", "get", "readinto", "sleep", "accept", "poll"})
+
+    def __init__(self, *, interval: float = 0.002, limit_s: float = 900.0) -> None:
+        self._interval = interval
+        self._limit_s = limit_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.samples = 0
+        self.own: dict[str, int] = {}
+        self.total: dict[str, int] = {}
+        self.threads: dict[str, int] = {}
+
+    def __enter__(self) -> StackSampler:
+        self._thread = threading.Thread(target=self._loop, name="stack-sampler", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def _loop(self) -> None:
+        me = threading.get_ident()
+        deadline = time.monotonic() + self._limit_s
+        while not self._stop.wait(self._interval) and time.monotonic() < deadline:
+            names = {t.ident: t.name for t in threading.enumerate()}
+            for ident, frame in sys._current_frames().items():
+                if ident == me or frame.f_code.co_name in self._IDLE:
+                    continue
+                self.samples += 1
+                thread = re.sub(r"[\d_-]+$", "", names.get(ident, "?"))
+                self.threads[thread] = self.threads.get(thread, 0) + 1
+                top = _frame_name(frame)
+                self.own[top] = self.own.get(top, 0) + 1
+                seen: set[str] = set()
+                walker: Any = frame
+                while walker is not None:
+                    name = _frame_name(walker)
+                    if name not in seen:
+                        self.total[name] = self.total.get(name, 0) + 1
+                        seen.add(name)
+                    walker = walker.f_back
+
+    def print(self, *, limit: int = 30) -> None:
+        """The busiest functions and threads, on stderr."""
+
+        def block(title: str, counts: dict[str, int]) -> None:
+            print(title, file=sys.stderr)
+            for name, count in sorted(counts.items(), key=lambda kv: -kv[1])[:limit]:
+                print(f"  {count:>7}  {name}", file=sys.stderr)
+
+        print(f"stack samples (not idle): {self.samples}", file=sys.stderr)
+        block("by thread:", self.threads)
+        block("on top of the stack (self):", self.own)
+        block("anywhere on the stack (total):", self.total)
+
+
+def _frame_name(frame: Any) -> str:
+    return f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}"
+
+
+class ThreadProfiles:
+    """``cProfile`` in every thread that runs :meth:`call`, merged (``--profile``).
+
+    Each thread's profile counts that thread's CPU time (``time.thread_time``), so time spent
+    waiting for a lock, a socket or the interpreter lock is not charged to the function.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._profiles: dict[int, cProfile.Profile] = {}
+
+    def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        ident = threading.get_ident()
+        with self._lock:
+            profile = self._profiles.get(ident)
+            if profile is None:
+                profile = self._profiles[ident] = cProfile.Profile(time.thread_time)
+        profile.enable()
+        try:
+            return fn(*args)
+        finally:
+            profile.disable()
+
+    def print(self, *, limit: int = 35) -> None:
+        """The merged profile, by cumulative CPU seconds, on stderr."""
+        profiles = list(self._profiles.values())
+        if not profiles:
+            return
+        stats = pstats.Stats(profiles[0], stream=sys.stderr)
+        for profile in profiles[1:]:
+            stats.add(profile)
+        stats.sort_stats("cumulative").print_stats(limit)
+
+
+# ---------------------------------------------------------------- process figures
+
+
+def rss_peak_mb() -> float:
+    """Peak resident set size of this process (``ru_maxrss`` is in KiB on Linux)."""
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def cpu_seconds() -> float:
+    """User plus system CPU seconds used by this process so far."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def child_cpu_seconds(pid: int) -> float | None:
+    """User plus system CPU seconds of a running child (from ``/proc``), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    # utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    return (int(fields[11]) + int(fields[12])) / ticks
+
+
+def _main(argv: Sequence[str]) -> int:
+    if list(argv) != ["signed-load"]:
+        print("usage: benchkit.py signed-load  (reads a job as JSON on stdin)", file=sys.stderr)
+        return 2
+    job = json.loads(sys.stdin.read())
+    print(json.dumps(asyncio.run(_signed_load(job))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))
