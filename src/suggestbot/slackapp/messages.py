@@ -441,6 +441,8 @@ _EN: dict[str, str] = {
     "was changed.",
     "admin.unreachable": "The service at {url} could not be reached to check the credentials. "
     "Nothing was changed; try again later.",
+    # reliability: a brief modal that arrives without one of its choices
+    "brief.missing_choice": "Choose one, then send the brief again.",
 }
 
 _DE: dict[str, str] = {
@@ -887,6 +889,8 @@ _DE: dict[str, str] = {
     "akzeptiert. Es wurde nichts geändert.",
     "admin.unreachable": "Der Dienst unter {url} war zum Prüfen der Zugangsdaten nicht "
     "erreichbar. Es wurde nichts geändert; versuche es später noch einmal.",
+    # Zuverlässigkeit: ein Briefing-Formular, dem eine Auswahl fehlt
+    "brief.missing_choice": "Bitte auswählen und das Briefing noch einmal senden.",
 }
 
 _CATALOGUES: dict[str, dict[str, str]] = {"en": _EN, "de": _DE}

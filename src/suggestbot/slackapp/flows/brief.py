@@ -47,6 +47,8 @@ _UNAVAILABLE = (TransportError, Timeout)
 _MAYBE_ACCEPTED = frozenset({502, 504})
 # How far back a run may have been created for recovery to adopt it as this request's run.
 ADOPT_WINDOW_S = 15 * 60
+# When Slack refused a root past its own retries: try again this much later (then backing off).
+ROOT_RETRY_S = 30.0
 
 
 # ---------------------------------------------------------------- the root message
@@ -149,6 +151,23 @@ def start(
         body: the ``steered_generation`` request as it goes on the wire.
         labels: names of the segment and use case, for display.
     """
+    req = record(
+        deps, team_id=team_id, user_id=user_id, channel_id=channel_id, body=body, labels=labels
+    )
+    return launch(deps, req.id, response_url=response_url) or req
+
+
+def record(
+    deps: Deps,
+    *,
+    team_id: str,
+    user_id: str,
+    channel_id: str,
+    body: dict[str, Any],
+    labels: dict[str, str],
+) -> Request:
+    """Write a new brief to the store. From then on a crash cannot lose it (recovery posts its
+    root and sends it), so listeners call this before they ack and :func:`launch` after."""
     req = Request(
         team_id=team_id,
         user_id=user_id,
@@ -158,9 +177,23 @@ def start(
         labels=labels,
     )
     deps.records.requests.put(req.id, req)
-    post_root(deps, req.id, response_url=response_url)
-    submit(deps, req.id)
-    return deps.records.requests.get(req.id) or req
+    return req
+
+
+def launch(deps: Deps, request_id: str, *, response_url: str | None = None) -> Request | None:
+    """Post the root message of a recorded brief and send it. When Slack is down past its
+    retries, the send timer does both later (and keeps trying): a recorded brief is not left
+    behind until the next restart."""
+    try:
+        post_root(deps, request_id, response_url=response_url)
+    except (SlackApiError, OSError) as exc:
+        if not slackio.unavailable(exc):
+            raise
+        log.warning("request %s: Slack is unavailable; posting its root later", request_id)
+        deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
+        return deps.records.requests.get(request_id)
+    submit(deps, request_id)
+    return deps.records.requests.get(request_id)
 
 
 def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -> None:
@@ -178,6 +211,9 @@ def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -
     if found:
         channel, ts = found
     else:
+        # Where it is about to be posted, written first: after a crash before its ``ts`` is
+        # recorded, recovery looks for it there instead of posting a second root.
+        _set(deps, request_id, post_channel_id=channel)
         try:
             ts = slackio.post(
                 deps,
@@ -190,6 +226,7 @@ def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -
             if slackio.slack_error(exc) not in slackio.UNREACHABLE_CHANNEL:
                 raise
             channel = slackio.open_dm(deps, req.user_id)
+            _set(deps, request_id, post_channel_id=channel)
             intro = Message(
                 text=t("slack.dm_fallback", req.lang, channel=req.channel_id), blocks=[]
             )
@@ -240,10 +277,16 @@ def _set(deps: Deps, request_id: str, **changes: Any) -> Request | None:
 
 
 def fail(deps: Deps, request_id: str, code: str, detail: str | None = None) -> None:
-    req = _set(deps, request_id, state="failed", failure=Failure(code=code, detail=detail))
-    if req:
-        log.info("request %s failed: %s", request_id, code)
-        refresh_root(deps, req)
+    failure = Failure(code=code, detail=detail)
+    req = deps.records.requests.get(request_id)
+    if req is None:
+        return
+    # Shown before it is recorded: a crash in between leaves the request active, so recovery
+    # reaches this end again and shows it; the other order could leave the root without its
+    # failure and buttons for good.
+    refresh_root(deps, req.model_copy(update={"state": "failed", "failure": failure}))
+    _set(deps, request_id, state="failed", failure=failure)
+    log.info("request %s failed: %s", request_id, code)
 
 
 def submit(deps: Deps, request_id: str) -> None:
@@ -387,9 +430,21 @@ def retry(deps: Deps, request_id: str, *, acting_user: str) -> bool:
         return False
     if req.user_id != acting_user:
         return False
-    if req.state not in ("failed", "waiting_user", "delayed"):
+    claimed = False
+
+    def claim(r: Request) -> Request:
+        # Checked and changed in one step: of two presses at once (a double click), only one
+        # may send the request again.
+        nonlocal claimed
+        if r.state not in ("failed", "waiting_user", "delayed"):
+            return r
+        claimed = True
+        reset = {"failure": None, "run_id": None, "run_status": None, "attempt": 0}
+        return r.model_copy(update={"state": "new", **reset})
+
+    deps.records.requests.update(request_id, claim)
+    if not claimed:
         return True
-    _set(deps, request_id, state="new", failure=None, run_id=None, run_status=None, attempt=0)
     deps.timers.cancel(request_id)
     submit(deps, request_id)
     return True

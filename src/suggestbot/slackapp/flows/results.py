@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from slack_sdk.errors import SlackApiError
+
 from suggestbot.contentapi import (
     ContentApiError,
     EmailPayload,
@@ -25,7 +27,7 @@ from suggestbot.slackapp.blocks.results import (
     build_variant_messages,
 )
 from suggestbot.slackapp.flows import slackio
-from suggestbot.slackapp.flows.brief import refresh_root
+from suggestbot.slackapp.flows.brief import root_message
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import PostedVariant, Request
 
@@ -112,12 +114,21 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
     if skipped and _claim(deps, f"{req.id}:skipped"):
         note = build_skipped_note(lang=req.lang, count=skipped)
         slackio.post(deps, channel=channel, message=note, thread_ts=thread_ts)
-    done = deps.records.requests.update(
-        req.id,
-        lambda r: r.model_copy(update={"state": "done", "variants": posted, "skipped": skipped}),
-    )
-    if done:
-        refresh_root(deps, done)
+    finished = {"state": "done", "variants": posted, "skipped": skipped}
+    done = req.model_copy(update=finished)
+    if done.post_channel_id and done.root_ts:
+        # Shown before it is recorded: if Slack is down or the process dies in between, the
+        # request is still "posting", so its timer polls and comes here again (nothing is
+        # posted twice). The other order could leave the root saying "generating" for good.
+        try:
+            slackio.update(
+                deps, channel=done.post_channel_id, ts=done.root_ts, message=root_message(done)
+            )
+        except SlackApiError as exc:
+            if slackio.unavailable(exc):
+                raise
+            log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
+    deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
 
 
 def _claim(deps: Deps, key: str) -> bool:

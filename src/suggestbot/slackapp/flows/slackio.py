@@ -30,6 +30,15 @@ def slack_error(exc: SlackApiError) -> str:
     return str(exc.response.get("error", "unknown_error"))
 
 
+def unavailable(exc: BaseException) -> bool:
+    """Slack was down or overloaded past the client's own retries (5xx, 429, no connection):
+    worth trying again later, unlike a refusal such as ``invalid_blocks``."""
+    if isinstance(exc, SlackApiError):
+        status = exc.response.status_code
+        return status == 429 or status >= 500
+    return isinstance(exc, OSError)  # refused, reset, timed out (urllib's errors are OSErrors)
+
+
 def open_dm(deps: Deps, user_id: str) -> str:
     opened: Any = deps.slack.conversations_open(users=user_id)
     return str(opened["channel"]["id"])

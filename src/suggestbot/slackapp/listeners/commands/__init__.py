@@ -34,7 +34,22 @@ COMMAND = "/suggest"
 def register(app: App, deps: Deps) -> None:
     @app.command(COMMAND)
     def suggest(ack: Ack, body: dict[str, Any]) -> None:
+        # A brief that can go straight to a run is recorded before the ack: Slack never resends
+        # a command it had an answer for, so a crash right after the ack must not lose it.
+        recorded = record_quick_brief(deps, body)
         ack()
+        if recorded is not None:
+            in_background(
+                deps,
+                _launch,
+                deps,
+                recorded,
+                body.get("response_url"),
+                user_id=body["user_id"],
+                channel_id=body.get("channel_id"),
+                response_url=body.get("response_url"),
+            )
+            return
         in_background(
             deps,
             handle,
@@ -175,6 +190,36 @@ def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
         text=rest,
         response_url=body.get("response_url"),
     )
+
+
+def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
+    """Record ``/suggest brief <text>`` from a linked user with remembered choices (the one
+    command that goes straight to a run); the request id, or None for anything else."""
+    sub, rest = parse_command(body.get("text"))
+    team_id, user_id, channel_id = body.get("team_id"), body.get("user_id"), body.get("channel_id")
+    if sub != "brief" or not (rest and team_id and user_id and channel_id):
+        return None
+    if check_brief(rest) or not linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        return None
+    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id)
+    if defaults is None:
+        return None
+    segment_id, use_case_id, variants, labels = defaults
+    req = brief.record(
+        deps,
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=channel_id,
+        body=steered_body(
+            segment_id=segment_id, use_case_id=use_case_id, text=rest, variants=variants
+        ),
+        labels=labels,
+    )
+    return req.id
+
+
+def _launch(deps: Deps, request_id: str, response_url: str | None) -> None:
+    brief.launch(deps, request_id, response_url=response_url)
 
 
 def _remembered_defaults(

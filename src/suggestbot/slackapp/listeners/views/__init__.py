@@ -70,6 +70,16 @@ def register(app: App, deps: Deps) -> None:
         if problem:
             ack(response_action="errors", errors={ids.INPUT_SEGMENT: problem})
             return
+        missing = [b for b in (ids.INPUT_SEGMENT, ids.INPUT_USE_CASE) if not values.get(b)]
+        if missing:
+            ack(
+                response_action="errors",
+                errors=dict.fromkeys(missing, t("brief.missing_choice", lang)),
+            )
+            return
+        # Recorded before the ack: once the modal has closed nobody submits it again, so a
+        # crash right after the ack must not lose the brief (recovery sends what is recorded).
+        recorded = _record_brief(deps, body, text, metadata)
         ack()
         in_background(
             deps,
@@ -78,6 +88,7 @@ def register(app: App, deps: Deps) -> None:
             body,
             text,
             metadata,
+            recorded,
             user_id=user_id,
             channel_id=metadata.get("channel"),
         )
@@ -113,16 +124,11 @@ def _finish_connect(deps: Deps, body: dict[str, Any], token: str) -> None:
     )
 
 
-def _send_brief(deps: Deps, body: dict[str, Any], text: str, metadata: dict[str, Any]) -> None:
-    team_id, user_id = body["user"]["team_id"], body["user"]["id"]
-    view = body["view"]
+def _brief_request(view: dict[str, Any], text: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The ``steered_generation`` body and the display labels from a submitted brief modal."""
     values = view_values(view)
     segment_id, use_case_id = values[ids.INPUT_SEGMENT], values[ids.INPUT_USE_CASE]
     variants = int(values.get(ids.INPUT_VARIANTS) or 1)
-    deps.records.preferences.put(
-        user_key(team_id, user_id),
-        Preferences(segment_id=segment_id, use_case_id=use_case_id, variants=variants),
-    )
     labels = {
         "segment": selected_label(view, ids.INPUT_SEGMENT) or segment_id,
         "use_case": selected_label(view, ids.INPUT_USE_CASE) or use_case_id,
@@ -130,19 +136,47 @@ def _send_brief(deps: Deps, body: dict[str, Any], text: str, metadata: dict[str,
     request_body = steered_body(
         segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
     )
+    return request_body, labels
+
+
+def _record_brief(
+    deps: Deps, body: dict[str, Any], text: str, metadata: dict[str, Any]
+) -> str | None:
+    """Remember the user's choices and record the brief; None when it edits an earlier brief
+    of theirs, which is resent in place after the ack."""
+    team_id, user_id = body["user"]["team_id"], body["user"]["id"]
+    request_body, labels = _brief_request(body["view"], text)
+    deps.records.preferences.put(
+        user_key(team_id, user_id),
+        Preferences(
+            segment_id=request_body["segment_id"],
+            use_case_id=request_body["use_case_id"],
+            variants=request_body["variant_count"],
+        ),
+    )
     if metadata.get("held"):
         deps.records.held.delete(metadata["held"])
-    request_id = metadata.get("request")
-    if request_id and brief.resend_edited(
-        deps, request_id, acting_user=user_id, body=request_body, labels=labels
-    ):
-        return
-    brief.start(
+    earlier = deps.records.requests.get(metadata["request"]) if metadata.get("request") else None
+    if earlier is not None and earlier.user_id == user_id:
+        return None
+    req = brief.record(
         deps,
         team_id=team_id,
         user_id=user_id,
         channel_id=metadata.get("channel") or user_id,
         body=request_body,
         labels=labels,
-        response_url=metadata.get("response_url"),
+    )
+    return req.id
+
+
+def _send_brief(
+    deps: Deps, body: dict[str, Any], text: str, metadata: dict[str, Any], recorded: str | None
+) -> None:
+    if recorded is not None:
+        brief.launch(deps, recorded, response_url=metadata.get("response_url"))
+        return
+    request_body, labels = _brief_request(body["view"], text)
+    brief.resend_edited(
+        deps, metadata["request"], acting_user=body["user"]["id"], body=request_body, labels=labels
     )

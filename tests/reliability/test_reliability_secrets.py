@@ -1,0 +1,143 @@
+"""Secrets, after the whole reliability run (this module is moved to the end: see conftest).
+
+Linked users' tokens survive a key rotation: with ``SUGGESTBOT_SECRET_KEYS="<new>,<old>"`` a
+token stored under the old key still works, ``TokenVault.rotate`` re-encrypts it under the new
+one, and then the old key can go. And then nothing any reliability test left behind holds a
+secret: no token, client secret, signing secret, key or signed image URL in any file under any
+data directory (the SQLite store, which is also the scheduler's only durable state: its jobs
+live in memory and are rebuilt from the store's requests at start), nor in the app's DEBUG logs;
+and no stage ever sent Slack a traceback or an exception's name.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import StageFactory
+from reliability_harness import (
+    DB_FILENAME,
+    SECRET_SHAPES,
+    Evidence,
+    ProcessStage,
+    brief_modal,
+    brief_values,
+    files_under,
+    leaks_to_slack,
+    result_problems,
+    roots_by_tag,
+    send_brief_by_modal,
+    signed_urls,
+    wait_for,
+)
+
+from suggestbot.sandbox.faults import RunTiming
+from suggestbot.slackapp.flows.records import Records
+from suggestbot.slackapp.messages import t
+from suggestbot.stage import ALICE
+from suggestbot.store import TokenVault, VaultError, open_store
+
+TAG = re.compile(r"\[z\d{2}\]")
+
+
+def finished(stage: ProcessStage, key: str, variants: int) -> bool:
+    roots = roots_by_tag(stage, TAG).get(key, [])
+    return len(roots) == 1 and not result_problems(stage, roots[0], user=ALICE, variants=variants)
+
+
+def brief_works(stage: ProcessStage, key: str, variants: int) -> None:
+    """``/suggest brief <text>`` ends with its result: sent at once with Alice's remembered
+    choices, or (nothing cached yet after a start) through the modal it opens prefilled."""
+    text = f"{key} Instagram post for the trail days"
+    assert stage.slack.slash_command(ALICE, stage.channel, f"brief {text}").status == 200
+    opened = wait_for(
+        lambda: roots_by_tag(stage, TAG).get(key) or brief_modal(stage, ALICE),
+        what=f"{key} to be sent or the modal",
+    )
+    if isinstance(opened, dict):
+        stage.slack.submit_view(ALICE, brief_values(stage, ALICE, text, variants))
+    wait_for(lambda: finished(stage, key, variants), what=f"the result of {key}")
+
+
+def stored_tokens(stage: ProcessStage) -> dict[str, str]:
+    """Linked users' encrypted tokens as stored (read with the app stopped)."""
+    store = open_store(stage.data_dir)
+    try:
+        return {f"{u.team_id}:{u.user_id}": u.token_enc for u in Records(store).users.values()}
+    finally:
+        store.close()
+
+
+@pytest.mark.timeout(240)
+def test_tokens_survive_key_rotation_and_no_secret_is_left_anywhere(
+    process_stage: StageFactory, evidence: Evidence
+) -> None:
+    timing = RunTiming(queued_s=20, running_s=40)
+    stage = process_stage("secrets", time_factor=0.02, poll_scale=0.05, run_timing=timing)
+    stage.connect(ALICE)
+    token = stage.user_tokens[-1]
+    # Images: signed URLs are minted for the post, and again on "Refresh preview".
+    send_brief_by_modal(stage, ALICE, "[z01] Instagram post for the trail days", variants=2)
+    wait_for(lambda: finished(stage, "[z01]", 2), what="the first result")
+    root = roots_by_tag(stage, TAG)["[z01]"][0]
+    variant = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    stage.slack.press_button(variant, t("variant.refresh", "en"), user_id=ALICE)
+    wait_for(lambda: stage.sandbox.counters.get("POST /v1/assets/urls") == 2, what="a re-mint")
+    # A kill while a brief is in flight: recovery's own logging is scanned too.
+    stage.slack.slash_command(ALICE, stage.channel, "brief [z02] Instagram post, killed")
+    wait_for(lambda: roots_by_tag(stage, TAG).get("[z02]"), what="the second root")
+    stage.kill_app()
+    stage.start_app()
+    wait_for(lambda: finished(stage, "[z02]", 2), what="the result after the kill")
+
+    # Rotation, step 1: a new key first, the old one still listed. The stored token (under
+    # the old key) still decrypts, so Alice's brief still works.
+    stage.stop_app()
+    before = stored_tokens(stage)
+    new_key = stage.rotate_keys()
+    stage.start_app()
+    brief_works(stage, "[z03]", 2)
+
+    # Step 2: TokenVault.rotate re-encrypts each stored token under the new key...
+    stage.stop_app()
+    vault = TokenVault.from_setting(stage.secret_keys)
+    store = open_store(stage.data_dir)
+    try:
+        users = Records(store).users
+        for key, ciphertext in before.items():
+            rotated = vault.rotate(ciphertext)
+            assert rotated != ciphertext
+            assert TokenVault([new_key]).decrypt(rotated) == token
+            users.update(key, lambda u, r=rotated: u.model_copy(update={"token_enc": r}))
+    finally:
+        store.close()
+    with pytest.raises(VaultError):  # the old key alone can no longer read them
+        TokenVault.from_setting(stage.secret_keys.split(",")[1]).decrypt(
+            stored_tokens(stage)[f"{stage.emu.team_id}:{ALICE}"]
+        )
+    # ...and step 3: the old key goes. Alice's brief still works.
+    stage.keep_only_key(new_key)
+    stage.start_app()
+    brief_works(stage, "[z04]", 2)
+    stage.stop_app()
+
+    # The scan: every stage of the reliability run, this one included.
+    secrets = evidence.secrets()
+    assert token in secrets and new_key in secrets
+    assert signed_urls(stage) and signed_urls(stage) <= secrets
+    assert len(evidence.data_dirs()) >= 1 and stage.data_dir in evidence.data_dirs()
+    for data_dir in evidence.data_dirs():
+        files = list(files_under(data_dir))
+        # One file holds everything durable; no scheduler job store or other state beside it.
+        assert [f.name for f in files] == [DB_FILENAME], files
+        content = files[0].read_bytes().decode("latin-1")
+        assert "requests" in content  # the records are there...
+        assert SECRET_SHAPES.findall(content) == [], data_dir  # ...but no secret of any shape
+        assert [s for s in secrets if s in content] == [], data_dir
+    # Nor did any stage send Slack a traceback or an exception's name, whatever went wrong.
+    assert {str(s.data_dir): leaks_to_slack(s) for s in evidence.stages if leaks_to_slack(s)} == {}
+    for log in evidence.log_files():
+        text = log.read_text("utf-8", "replace")
+        assert "DEBUG" in text and "chat.postMessage" in text  # DEBUG really was on
+        assert SECRET_SHAPES.findall(text) == [], log
+        assert [s[:12] for s in secrets if s in text] == [], log
