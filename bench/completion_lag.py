@@ -13,7 +13,9 @@ that saw it, a matter of the schedule: divided by the scale) and *post* (that po
 posted in Slack, a matter of work: real seconds, not scaled).
 
 Service calls per brief are counted at the sandbox (a recording wrapper around its ASGI app):
-run creation, polls and reads attributed to each brief by run id. The polling guidance's own
+run creation, polls and reads attributed to each brief by run id; a page of the run listing
+(the watcher polls many runs at once with it) counts as a share of a call for each brief's run
+on it that was still being watched. The polling guidance's own
 minimum for a brief is the number of polls its schedule (§6: every 10 s for 3 min, every 30 s
 for 5 min, every 60 s for 13 min) makes up to the first poll at or after the run finished.
 
@@ -92,7 +94,7 @@ class Call:
 
 class CallRecorder:
     """ASGI wrapper noting every request the service answers (and the bodies that identify
-    runs: creations and run reads)."""
+    runs: creations, run reads and run listings)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -104,9 +106,7 @@ class CallRecorder:
             await self.app(scope, receive, send)
             return
         method, path = scope["method"], scope["path"]
-        keep = (method == "POST" and path == CREATE_PATH) or (
-            method == "GET" and RUN_PATH.match(path) is not None
-        )
+        keep = path == CREATE_PATH or (method == "GET" and RUN_PATH.match(path) is not None)
         status = [0]
         chunks: list[bytes] = []
 
@@ -227,19 +227,35 @@ def analyse(
     wall: float,
 ) -> dict[str, Any]:
     scale = args.scale
-    per_run: dict[str, dict[str, int]] = {}
+    per_run: dict[str, dict[str, float]] = {}
     seen_at: dict[str, float] = {}
     unattributed: dict[str, int] = {}
 
-    def count(run_id: str, kind: str) -> None:
+    def count(run_id: str, kind: str, share: float = 1.0) -> None:
         per_run.setdefault(run_id, {}).setdefault(kind, 0)
-        per_run[run_id][kind] += 1
+        per_run[run_id][kind] += share
 
+    ours = {req.run_id for req in requests if req.run_id}
+    listing_pages = 0
     for call in calls:
         route = RUN_PATH.match(call.path)
         sets = SET_PATH.match(call.path)
         if call.method == "POST" and call.path == CREATE_PATH and call.status == 202:
             count(json.loads(call.body)["id"], "create")
+        elif call.method == "GET" and call.path == CREATE_PATH:
+            # A listing page polls every run on it: its cost is shared by the briefs' runs on
+            # it that were still being watched (not yet seen finished).
+            listing_pages += 1
+            runs = json.loads(call.body).get("data", []) if call.status == 200 else []
+            watched = [r for r in runs if r["id"] in ours and r["id"] not in seen_at]
+            for run in watched:
+                count(run["id"], "poll", 1 / len(watched))
+                if run["status"] == "succeeded":
+                    seen_at[run["id"]] = call.at
+            if not watched:
+                unattributed["GET /v1/generation-runs"] = (
+                    unattributed.get("GET /v1/generation-runs", 0) + 1
+                )
         elif call.method == "GET" and route:
             run_id = route.group(1)
             count(run_id, "poll")
@@ -300,6 +316,7 @@ def analyse(
         "calls_per_brief": spread(call_counts, digits=2),
         "polls_by_guidance_per_brief": spread(schedule_counts, digits=2),
         "polls_per_brief": spread(polls, digits=2),
+        "listing_pages": listing_pages,
         "calls_minus_guidance": spread(
             [c - s for c, s in zip(call_counts, schedule_counts, strict=True)], digits=2
         ),
@@ -381,6 +398,7 @@ def main() -> int:
             "calls - guidance median / max",
             f"{f['calls_minus_guidance'].get('p50')} / {f['calls_minus_guidance'].get('max')}",
         ),
+        ("run listing pages (shared by briefs)", f["listing_pages"]),
         ("other calls (not per brief)", f["other_calls"]),
         *goal_rows(goals),
     ]

@@ -52,64 +52,49 @@ from benchkit import (
 from suggestbot.config import Settings
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
+from suggestbot.jobs.watch_list import Due
 from suggestbot.runtime import Runtime
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
+from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Request
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import generate_key
 
 FIRST_POLL_S = 10.0
 POLL_ROUTE = "GET /v1/generation-runs/{run_id}"
+LIST_ROUTE = "GET /v1/generation-runs"
 LATENESS_GOAL_S = 1.0
 MAX_SECONDS = 120.0
 RSS_GOAL_MB = 300.0
 
 
 class MeasuredTimers(SchedulerTimers):
-    """The app's timers, noting when each poll was due and when it started.
-
-    ``stopping`` turns polls into no-ops so that the scheduler can be shut down with no poll in
-    flight (see :meth:`settle`).
-    """
+    """The app's timers, noting for each poll when it was due and when its sweep started
+    (a poll taken early to join a sweep counts as 0 s late), and how long sweeps took."""
 
     def __init__(self, scheduler: Scheduler) -> None:
         super().__init__(scheduler)
-        self._due: dict[str, float] = {}
-        self._count_lock = threading.Lock()
-        self._in_flight = 0
+        self._noted = threading.Lock()
         self.lateness: list[float] = []
+        self.earliness: list[float] = []
+        self.sweep_s: list[float] = []
+        self.sweep_sizes: list[int] = []
         self.recording = False
-        self.stopping = False
         self.profiles: ThreadProfiles | None = None
 
-    def watch_run(self, request_id: str, *, delay_s: float) -> None:
-        self._due[request_id] = time.time() + max(delay_s, 0.0)
-        super().watch_run(request_id, delay_s=delay_s)
-
-    def _poll(self, request_id: str) -> None:
-        if self.stopping:
-            return
-        due = self._due.get(request_id)
-        if self.recording and due is not None:
-            self.lateness.append(time.time() - due)
-        with self._count_lock:
-            self._in_flight += 1
-        try:
-            if self.profiles is not None and self.recording:
-                self.profiles.call(super()._poll, request_id)
-            else:
-                super()._poll(request_id)
-        finally:
-            with self._count_lock:
-                self._in_flight -= 1
-
-    def settle(self, *, timeout: float) -> bool:
-        """Stop polling and wait until no poll is running; returns whether that happened."""
-        self.stopping = True
-        deadline = time.monotonic() + timeout
-        while self._in_flight and time.monotonic() < deadline:
-            time.sleep(0.05)
-        return self._in_flight == 0
+    def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
+        started = time.time()
+        if self.profiles is not None and self.recording:
+            self.profiles.call(super()._sweep, deps, team, due)
+        else:
+            super()._sweep(deps, team, due)
+        if self.recording:
+            with self._noted:
+                late = [started - item.at for item in due]
+                self.lateness += [max(s, 0.0) for s in late]
+                self.earliness += [-s for s in late if s < 0]
+                self.sweep_s.append(time.time() - started)
+                self.sweep_sizes.append(len(due))
 
 
 def progress(text: str) -> None:
@@ -203,17 +188,16 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
             rss_before_mb = rss_peak_mb()
             # Measure once every run has had its first poll.
             time.sleep(FIRST_POLL_S)
+            admin.delete("/sandbox/counters").raise_for_status()
             cpu0, sandbox_cpu0, wall0 = cpu_seconds(), child_cpu_seconds(sandbox_pid), time.time()
             timers.recording = True
             time.sleep(args.seconds)
             timers.recording = False
             progress(f"measured {len(timers.lateness)} polls; stopping")
             cpu1, sandbox_cpu1, wall1 = cpu_seconds(), child_cpu_seconds(sandbox_pid), time.time()
-            polled = admin.get("/sandbox/counters").json().get(POLL_ROUTE, 0)
+            served = admin.get("/sandbox/counters").json()
+            singles, pages = served.get(POLL_ROUTE, 0), served.get(LIST_ROUTE, 0)
         finally:
-            # A poll running while the scheduler shuts down would wait for the scheduler's
-            # lock that the shutdown holds (see README): settle first.
-            timers.settle(timeout=30)
             runtime.stop()
         admin.close()
     if timers.profiles is not None:
@@ -230,7 +214,14 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         "measured_s": round(wall1 - wall0, 1),
         "polls": polls,
         "polls_per_s": round(polls / (wall1 - wall0), 1),
-        "polls_served_by_sandbox_whole_run": polled,
+        "single_run_reads": singles,
+        "listing_pages": pages,
+        "requests_per_1000_polls": round((singles + pages) / polls * 1000, 1) if polls else None,
+        "polls_taken_early": len(timers.earliness),
+        "earliness_s": spread(timers.earliness),
+        "sweeps": len(timers.sweep_s),
+        "sweep_size": spread([float(n) for n in timers.sweep_sizes]),
+        "sweep_s": spread(timers.sweep_s),
         "lateness_s": spread(timers.lateness),
         "app_cpu_s": round(cpu1 - cpu0, 2),
         "app_cpu_s_per_1000_polls": round((cpu1 - cpu0) / polls * 1000, 3) if polls else None,
@@ -279,7 +270,20 @@ def main() -> int:
         ("runs watched", f["runs"]),
         ("measured window (s)", f["measured_s"]),
         ("polls measured", f["polls"]),
-        ("polls served, whole run", f["polls_served_by_sandbox_whole_run"]),
+        ("polls taken early to join a sweep", f["polls_taken_early"]),
+        (
+            "  how early p50 / p99 (s)",
+            f"{f['earliness_s'].get('p50')} / {f['earliness_s'].get('p99')}",
+        ),
+        ("service requests: listing pages", f["listing_pages"]),
+        ("service requests: single run reads", f["single_run_reads"]),
+        ("service requests per 1,000 polls", f["requests_per_1000_polls"]),
+        ("sweeps", f["sweeps"]),
+        (
+            "runs per sweep p50 / max",
+            f"{f['sweep_size'].get('p50')} / {f['sweep_size'].get('max')}",
+        ),
+        ("sweep duration p50 / p99 (s)", f"{f['sweep_s'].get('p50')} / {f['sweep_s'].get('p99')}"),
         ("polls per second", f["polls_per_s"]),
         ("lateness p50 (s)", late.get("p50")),
         ("lateness p90 (s)", late.get("p90")),

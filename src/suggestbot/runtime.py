@@ -151,7 +151,7 @@ class Runtime:
         )
         self._health = Health(
             store=self.store,
-            scheduler_running=lambda: self.scheduler.running,
+            scheduler_running=lambda: self.scheduler.running and self.timers.running,
             service=ServiceProbe(self._probe_read(injected)),
         )
 
@@ -189,6 +189,7 @@ class Runtime:
 
     def start(self) -> Runtime:
         self.scheduler.start()
+        self.timers.start()
         self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
         resume_all(self.deps)
         digest_wave.schedule(self.scheduler, self.deps)
@@ -205,6 +206,7 @@ class Runtime:
         """
         self.app.listener_runner.listener_executor.shutdown(wait=True)
         self.background.shutdown(wait=True)
+        self.timers.stop(wait=True)
         self.scheduler.shutdown(wait=True)
         self.store.close()
         self.content.close()
@@ -219,6 +221,7 @@ class Runtime:
         """Drop everything at once, as a killed process would: no timer runs again, queued work
         is discarded, nothing more is written (tests of crash recovery use this)."""
         self.deps.crash_point = _dead
+        self.timers.stop(wait=False)
         self.scheduler.shutdown(wait=False)
         self.background.shutdown(wait=False, cancel_futures=True)
         self.store.close()

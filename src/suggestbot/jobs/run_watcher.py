@@ -1,15 +1,28 @@
-"""Polling each submitted run on the contract's schedule with the machine token.
+"""Polling submitted runs on the contract's schedule with the machine token.
+
+Runs due at about the same time are polled together: one sweep of the run listing (newest
+first, 100 a page, every run of the tenant for the machine token) reads many runs per request,
+where polling each would cost one request per run — 5,000 watched runs are ~50 requests a tick,
+not 5,000. A sweep reads at most half as many pages as the runs it serves, and a run it did not
+meet (older than the pages read, or missed because the listing moved while paging) is polled
+alone; so a sweep never costs more than polling each run, and no run goes unpolled.
 
 A run moving ``running → queued`` (a stalled attempt) is shown as "retrying", never as a
-failure. Transient trouble reaching the service just means the next poll comes later.
+failure. Transient trouble reaching the service just means the next poll comes later. Each
+run keeps its own schedule: a poll taken a little early or late (to join a sweep) still counts
+from when it was due.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import time
+from collections.abc import Callable, Sequence
 
 from suggestbot.contentapi import (
     ContentApiError,
+    GenerationRun,
     NotFound,
     RunStatus,
     ServerError,
@@ -18,35 +31,107 @@ from suggestbot.contentapi import (
     Unauthorized,
 )
 from suggestbot.contentapi.polling import next_poll_delay
+from suggestbot.jobs.watch_list import Due
 from suggestbot.slackapp.flows import brief, failures, results, turns
 from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import Request
 
 log = logging.getLogger(__name__)
 
 WATCH_EXPIRED = failures.WATCH_EXPIRED
 _TRANSIENT = (ServerError, TransportError, Timeout, Unauthorized)
+# Below this many runs a sweep cannot beat polling each one.
+SWEEP_MIN_RUNS = 2
+PAGE_SIZE = 100
+# A page whose oldest run is this much older than the oldest watched run ends the sweep (the
+# margin covers clock differences between the app and the service).
+AGE_MARGIN_S = 600.0
+
+# Called with a request and its run when the run finished or moved: the caller settles it in
+# a worker, so that posting results never holds up the next sweep.
+HandOver = Callable[[str, GenerationRun], None]
+# Called with the id of a finished run met on a page read: the id of its request if that
+# request is watched and was not busy (it is then taken out for this sweep), else None.
+ClaimFinished = Callable[[str], str | None]
 
 
-def poll(deps: Deps, request_id: str) -> None:
-    """One poll of the request's run; schedules the next one unless the run has ended."""
-    req = deps.records.requests.get(request_id)
-    if req is None or req.run_id is None or req.state not in ("submitted", "posting"):
+def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
+    """One poll of the request's run on its own; schedules the next one unless it ended."""
+    req = _watched(deps, request_id)
+    if req is None or req.run_id is None:
         return
-    elapsed = deps.clock() - (req.sent_at or req.created_at)
     try:
         run = deps.content.get_run(run_id=req.run_id)
     except _TRANSIENT as exc:
         log.warning("polling run of request %s failed (%s); polling again later", request_id, exc)
-        _again(deps, request_id, elapsed)
+        _again(deps, req, due_at)
         return
     except NotFound:
         brief.fail(deps, request_id, failures.NOT_FOUND)
         return
     except ContentApiError as exc:
         log.warning("polling request %s: unexpected %s; polling again later", request_id, exc)
-        _again(deps, request_id, elapsed)
+        _again(deps, req, due_at)
         return
+    settle(deps, request_id, run, due_at=due_at)
 
+
+def sweep(
+    deps: Deps,
+    due: Sequence[Due],
+    *,
+    hand_over: HandOver,
+    claim_finished: ClaimFinished = lambda run_id: None,
+) -> set[str]:
+    """Poll every request in ``due`` (all of one workspace) with as few requests as possible.
+
+    Runs met on the pages read that finished, though their poll was not due yet, are handed
+    over too (``claim_finished``): their results need not wait for their own poll.
+    Returns the request ids handed over (their poll goes on in the worker that got them).
+    """
+    watched: dict[str, tuple[Request, float]] = {}
+    for item in due:
+        req = _watched(deps, item.request_id)
+        if req is not None and req.run_id is not None:
+            watched[req.run_id] = (req, item.at)
+    if len(watched) < SWEEP_MIN_RUNS:
+        for req, at in watched.values():
+            poll(deps, req.id, due_at=at)
+        return set()
+    finished_elsewhere: list[GenerationRun] = []
+    try:
+        found = _read_listing(deps, watched, finished_elsewhere)
+    except _TRANSIENT as exc:
+        log.warning("listing runs failed (%s); polling %d runs again later", exc, len(watched))
+        for req, at in watched.values():
+            _again(deps, req, at)
+        return set()
+    except ContentApiError as exc:
+        log.warning("listing runs failed (%s); polling each of %d runs", exc, len(watched))
+        found = {}
+    handed: set[str] = set()
+    for run_id, (req, at) in watched.items():
+        run = found.get(run_id)
+        if run is None:
+            poll(deps, req.id, due_at=at)
+        elif _needs_settling(req, run):
+            hand_over(req.id, run)
+            handed.add(req.id)
+        else:
+            _again(deps, req, at)
+    for run in finished_elsewhere:
+        request_id = claim_finished(run.id)
+        if request_id is not None:
+            hand_over(request_id, run)
+            handed.add(request_id)
+    return handed
+
+
+def settle(deps: Deps, request_id: str, run: GenerationRun, *, due_at: float | None = None) -> None:
+    """Act on what a poll read: post the result, tell the failure, show progress, or wait."""
+    req = _watched(deps, request_id)
+    if req is None:
+        return
     status = RunStatus(run.status)
     if status is RunStatus.SUCCEEDED:
         posting = deps.records.requests.update(
@@ -65,7 +150,7 @@ def poll(deps: Deps, request_id: str) -> None:
         code = run.error.code if run.error else "generation_failed"
         brief.fail(deps, request_id, code)
         return
-    if (str(status), run.attempt_count) != (req.run_status, req.attempt):
+    if _needs_settling(req, run):
         moved = deps.records.requests.update(
             request_id,
             lambda r: r.model_copy(
@@ -74,12 +159,58 @@ def poll(deps: Deps, request_id: str) -> None:
         )
         if moved:
             brief.refresh_root(deps, moved)
-    _again(deps, request_id, elapsed)
+    _again(deps, req, due_at)
 
 
-def _again(deps: Deps, request_id: str, elapsed: float) -> None:
+def _watched(deps: Deps, request_id: str) -> Request | None:
+    req = deps.records.requests.get(request_id)
+    if req is None or req.run_id is None or req.state not in ("submitted", "posting"):
+        return None
+    return req
+
+
+def _needs_settling(req: Request, run: GenerationRun) -> bool:
+    """Finished, or moved since the last poll (its root message shows the run's state)."""
+    status = RunStatus(run.status)
+    if status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
+        return True
+    return (str(status), run.attempt_count) != (req.run_status, req.attempt)
+
+
+def _read_listing(
+    deps: Deps, watched: dict[str, tuple[Request, float]], finished_elsewhere: list[GenerationRun]
+) -> dict[str, GenerationRun]:
+    """The watched runs met in the listing's first pages (at most half as many pages as runs);
+    other finished runs met on them go to ``finished_elsewhere``."""
+    budget = math.ceil(len(watched) / 2)
+    oldest = min(req.sent_at or req.created_at for req, _ in watched.values()) - AGE_MARGIN_S
+    found: dict[str, GenerationRun] = {}
+    cursor: str | None = None
+    for _ in range(budget):
+        page = deps.content.list_runs_page(cursor=cursor, limit=PAGE_SIZE)
+        for run in page.items:
+            if run.id in watched:
+                found[run.id] = run
+            elif RunStatus(run.status).is_terminal:
+                finished_elsewhere.append(run)
+        cursor = page.next_cursor
+        if cursor is None or len(found) == len(watched):
+            break
+        if page.items and page.items[-1].created_at.timestamp() < oldest:
+            break
+    return found
+
+
+def _again(deps: Deps, req: Request, due_at: float | None) -> None:
+    """Schedule the next poll by the contract's schedule, counted from when this one was due."""
+    elapsed = deps.clock() - (req.sent_at or req.created_at)
     delay = next_poll_delay(elapsed / deps.poll_scale)
     if delay is None:
-        brief.fail(deps, request_id, WATCH_EXPIRED)
+        brief.fail(deps, req.id, WATCH_EXPIRED)
         return
-    deps.timers.watch_run(request_id, delay_s=delay * deps.poll_scale)
+    interval = delay * deps.poll_scale
+    now = time.time()
+    # From when this poll was due, so that a poll taken early or a little late (joining a
+    # sweep) keeps the run's rhythm; from now when it came more than half an interval late.
+    start = now if due_at is None or now - due_at > interval / 2 else due_at
+    deps.timers.watch_run(req.id, delay_s=start + interval - now)

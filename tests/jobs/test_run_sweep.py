@@ -1,0 +1,261 @@
+"""Polling many runs with the run listing, against the sandbox over loopback.
+
+What an operator would notice: how many requests the watcher sends for a given number of
+watched runs, and that every watched run still gets its poll (and its next one, on schedule).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any, cast
+
+import pytest
+
+from suggestbot.contentapi import (
+    ClientCredentialsAuth,
+    ContentClient,
+    GenerationRun,
+    RunStatus,
+    SteeredGenerationRequest,
+)
+from suggestbot.jobs import run_watcher
+from suggestbot.jobs.watch_list import Due
+from suggestbot.sandbox import Sandbox
+from suggestbot.sandbox.faults import RunTiming
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import Records, Request
+from suggestbot.store import MemoryStore
+
+LIST = "GET /v1/generation-runs"
+GET_ONE = "GET /v1/generation-runs/{run_id}"
+SCALE = 0.1  # the 10 s poll is 1 s
+
+
+class NotedTimers:
+    """Notes when the next poll of each request is asked for (epoch seconds)."""
+
+    def __init__(self) -> None:
+        self.next_poll: dict[str, float] = {}
+
+    def watch_run(self, request_id: str, *, delay_s: float) -> None:
+        self.next_poll[request_id] = time.time() + delay_s
+
+    def send_later(self, request_id: str, *, at: float) -> None:
+        raise AssertionError("a poll never sends")
+
+    def cancel(self, request_id: str) -> None:
+        self.next_poll.pop(request_id, None)
+
+
+@pytest.fixture
+def box() -> Iterator[Sandbox]:
+    sandbox = Sandbox(time_factor=0.01)
+    # Runs stay queued unless a test says otherwise.
+    sandbox.faults.run_timing = RunTiming(queued_s=1e6, running_s=1.0)
+    yield sandbox
+
+
+@pytest.fixture
+def machine(box: Sandbox) -> Iterator[ContentClient]:
+    with box.serve() as server:
+        auth = ClientCredentialsAuth(
+            server.url + "/auth/token", box.demo.client_id, box.demo.client_secret
+        )
+        with ContentClient(server.url, auth=auth, sleep=lambda s: None) as client:
+            yield client
+
+
+@pytest.fixture
+def deps(machine: ContentClient) -> Deps:
+    return Deps(
+        records=Records(MemoryStore()),
+        vault=cast(Any, None),
+        content=machine,
+        slack=cast(Any, None),  # nothing here talks to Slack: finished runs are handed over
+        timers=NotedTimers(),
+        poll_scale=SCALE,
+    )
+
+
+def _create_runs(box: Sandbox, machine: ContentClient, count: int) -> list[GenerationRun]:
+    user = machine.as_user(box.demo.user_token)
+    brief = SteeredGenerationRequest(
+        type="steered_generation",
+        segment_id=box.demo.segment_id,
+        use_case_id=box.demo.use_case_id,
+        steering_text="Autumn offers for trail runners",
+    )
+    return [user.create_run(request=brief) for _ in range(count)]
+
+
+def _watch(deps: Deps, runs: list[GenerationRun]) -> list[Due]:
+    """Requests in state ``submitted`` for ``runs``, as the brief flow leaves them, all due."""
+    due = []
+    for run in runs:
+        req = Request(
+            team_id="T1",
+            user_id="U1",
+            channel_id="C1",
+            body={"type": "steered_generation"},
+            state="submitted",
+            run_id=run.id,
+            run_status="queued",
+            attempt=0,
+            sent_at=time.time(),
+        )
+        deps.records.requests.put(req.id, req)
+        due.append(Due(req.id, time.time()))
+    return due
+
+
+def _next_polls(deps: Deps) -> dict[str, float]:
+    return cast(NotedTimers, deps.timers).next_poll
+
+
+def test_250_watched_runs_cost_three_listing_pages_and_no_single_reads(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    due = _watch(deps, _create_runs(box, machine, 250))
+    box.counters.reset()
+
+    handed = run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
+
+    assert handed == set()
+    assert box.counters.get(LIST) == 3
+    assert box.counters.get(GET_ONE) == 0
+    # every run got its poll: each is watched again, 10 s (scaled) after this one was due
+    nexts = _next_polls(deps)
+    assert set(nexts) == {item.request_id for item in due}
+    assert all(abs(nexts[item.request_id] - (item.at + 1.0)) < 0.01 for item in due)
+
+
+def test_finished_and_moved_runs_are_handed_over_and_the_rest_wait(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    box.faults.run_timing = RunTiming(queued_s=0.0, running_s=0.0)
+    finished = _create_runs(box, machine, 2)
+    deadline = time.monotonic() + 10
+    while any(machine.get_run(run_id=r.id).status != RunStatus.SUCCEEDED for r in finished):
+        assert time.monotonic() < deadline, "runs did not finish"
+        time.sleep(0.01)
+    box.faults.run_timing = RunTiming(queued_s=1e6)
+    waiting = _create_runs(box, machine, 3)
+    due = _watch(deps, finished + waiting)
+    handed_runs: dict[str, GenerationRun] = {}
+
+    handed = run_watcher.sweep(
+        deps, due, hand_over=lambda rid, run: handed_runs.__setitem__(rid, run)
+    )
+
+    finished_requests = {item.request_id for item in due[:2]}
+    assert handed == finished_requests == set(handed_runs)
+    assert all(run.status == RunStatus.SUCCEEDED for run in handed_runs.values())
+    assert set(_next_polls(deps)) == {item.request_id for item in due[2:]}
+    assert box.counters.get(LIST) == 1
+
+
+def test_a_run_not_met_in_the_pages_read_is_polled_alone(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    runs = _create_runs(box, machine, 150)
+    # Two due runs allow one page (never more pages than half the runs): the oldest run is
+    # on the second page, so it is read on its own.
+    due = _watch(deps, [runs[0], runs[-1]])
+    box.counters.reset()
+
+    run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
+
+    assert box.counters.get(LIST) == 1
+    assert box.counters.get(GET_ONE) == 1
+    assert set(_next_polls(deps)) == {item.request_id for item in due}
+
+
+def test_one_due_run_is_polled_alone(box: Sandbox, machine: ContentClient, deps: Deps) -> None:
+    due = _watch(deps, _create_runs(box, machine, 1))
+    box.counters.reset()
+
+    run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
+
+    assert box.counters.get(LIST) == 0
+    assert box.counters.get(GET_ONE) == 1
+
+
+def test_when_the_listing_fails_every_run_is_polled_again_later(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    due = _watch(deps, _create_runs(box, machine, 5))
+    box.faults.error_rate_5xx = 1.0
+
+    run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
+
+    box.faults.error_rate_5xx = 0.0
+    assert set(_next_polls(deps)) == {item.request_id for item in due}
+    assert box.counters.get(GET_ONE) == 0  # no storm of single reads at a failing service
+
+
+def test_a_poll_taken_early_keeps_the_schedule_of_when_it_was_due(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    due = _watch(deps, _create_runs(box, machine, 3))
+    early = [Due(item.request_id, time.time() + 0.3) for item in due]
+
+    run_watcher.sweep(deps, early, hand_over=lambda rid, run: None)
+
+    # the 10 s (scaled: 1 s) interval counts from when the poll was due, not from the sweep
+    nexts = _next_polls(deps)
+    assert all(abs(nexts[item.request_id] - (item.at + 1.0)) < 0.01 for item in early)
+
+
+def test_a_poll_more_than_half_an_interval_late_counts_from_now(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    due = _watch(deps, _create_runs(box, machine, 3))
+    late = [Due(item.request_id, time.time() - 5.0) for item in due]
+
+    run_watcher.sweep(deps, late, hand_over=lambda rid, run: None)
+    swept = time.time()
+
+    # no burst of catch-up polls: the next one is a whole interval away
+    assert all(swept + 0.9 < at <= swept + 1.0 for at in _next_polls(deps).values())
+
+
+def test_runs_of_requests_no_longer_watched_are_not_polled(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    due = _watch(deps, _create_runs(box, machine, 3))
+    for item in due:
+        deps.records.requests.update(
+            item.request_id, lambda r: r.model_copy(update={"state": "done"})
+        )
+    box.counters.reset()
+
+    run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
+
+    assert box.counters.get(LIST) == 0 and box.counters.get(GET_ONE) == 0
+    assert _next_polls(deps) == {}
+
+
+def test_a_finished_run_met_on_a_page_is_handed_over_before_its_poll_is_due(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    box.faults.run_timing = RunTiming(queued_s=0.0, running_s=0.0)
+    finished = _create_runs(box, machine, 1)
+    deadline = time.monotonic() + 10
+    while machine.get_run(run_id=finished[0].id).status != RunStatus.SUCCEEDED:
+        assert time.monotonic() < deadline, "run did not finish"
+        time.sleep(0.01)
+    box.faults.run_timing = RunTiming(queued_s=1e6)
+    not_yet_due = _watch(deps, finished)[0].request_id
+    due = _watch(deps, _create_runs(box, machine, 3))
+    handed_runs: dict[str, GenerationRun] = {}
+
+    handed = run_watcher.sweep(
+        deps,
+        due,
+        hand_over=lambda rid, run: handed_runs.__setitem__(rid, run),
+        claim_finished=lambda run_id: not_yet_due if run_id == finished[0].id else None,
+    )
+
+    assert handed == {not_yet_due}
+    assert handed_runs[not_yet_due].status == RunStatus.SUCCEEDED

@@ -1,0 +1,137 @@
+"""The watch thread: due polls go out in sweeps per workspace, one sweep per workspace at a
+time, and polls that fall due during a sweep go together into the next one."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, cast
+
+import pytest
+
+from suggestbot.jobs import timers as timers_module
+from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.jobs.timers import SchedulerTimers
+from suggestbot.jobs.watch_list import Due
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import Records, Request
+from suggestbot.store import MemoryStore
+
+
+class FakeSweeps:
+    """Records each sweep's requests; the first sweep of team T1 waits for ``release``."""
+
+    def __init__(self) -> None:
+        self.sweeps: list[tuple[str, list[str]]] = []
+        self.first_started = threading.Event()
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+
+    def __call__(self, deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        req = deps.records.requests.get(due[0].request_id)
+        team = req.team_id if req else "?"
+        with self.lock:
+            self.sweeps.append((team, [item.request_id for item in due]))
+            first = len([s for s in self.sweeps if s[0] == "T1"]) == 1 and team == "T1"
+        if first:
+            self.first_started.set()
+            assert self.release.wait(10)
+        return set()
+
+    def of(self, team: str) -> list[list[str]]:
+        with self.lock:
+            return [ids for t, ids in self.sweeps if t == team]
+
+
+@pytest.fixture
+def running() -> Iterator[tuple[SchedulerTimers, Deps]]:
+    scheduler = Scheduler(workers=2)
+    timers = SchedulerTimers(scheduler)
+    deps = Deps(
+        records=Records(MemoryStore()),
+        vault=cast(Any, None),
+        content=cast(Any, None),
+        slack=cast(Any, None),
+        timers=timers,
+        poll_scale=0.001,
+    )
+    timers.deps = deps
+    scheduler.start()
+    timers.start()
+    yield timers, deps
+    timers.stop()
+    scheduler.shutdown()
+
+
+def _request(deps: Deps, team: str) -> str:
+    req = Request(team_id=team, user_id="U1", channel_id="C1", body={}, state="submitted")
+    deps.records.requests.put(req.id, req)
+    return req.id
+
+
+def _wait_until(condition: Any) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)
+
+
+def test_polls_due_during_a_sweep_go_together_into_the_next_one(
+    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timers, deps = running
+    sweeps = FakeSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+
+    first = _request(deps, "T1")
+    timers.watch_run(first, delay_s=0)
+    assert sweeps.first_started.wait(10)
+    later = [_request(deps, "T1") for _ in range(5)]
+    for request_id in later:
+        timers.watch_run(request_id, delay_s=0)
+    other_team = _request(deps, "T2")
+    timers.watch_run(other_team, delay_s=0)
+
+    # another workspace is not held up by T1's sweep
+    _wait_until(lambda: sweeps.of("T2") == [[other_team]])
+    assert sweeps.of("T1") == [[first]]
+    sweeps.release.set()
+    _wait_until(lambda: len(sweeps.of("T1")) == 2)
+    assert sorted(sweeps.of("T1")[1]) == sorted(later)
+
+
+def test_a_request_is_swept_again_only_once_it_asks_for_its_next_poll(
+    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timers, deps = running
+    sweeps = FakeSweeps()
+    sweeps.release.set()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    request_id = _request(deps, "T1")
+
+    timers.watch_run(request_id, delay_s=0)
+    _wait_until(lambda: len(sweeps.of("T1")) == 1)
+    time.sleep(0.05)
+    assert len(sweeps.of("T1")) == 1  # the fake sweep asked for no next poll
+
+    timers.watch_run(request_id, delay_s=0)
+    _wait_until(lambda: len(sweeps.of("T1")) == 2)
+
+
+def test_a_request_sent_later_is_no_longer_polled(
+    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timers, deps = running
+    sweeps = FakeSweeps()
+    sweeps.release.set()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    monkeypatch.setattr(timers_module, "resume_one", lambda deps, rid: None)
+    request_id = _request(deps, "T1")
+
+    timers.watch_run(request_id, delay_s=0.2)
+    timers.send_later(request_id, at=time.time() + 60)
+    time.sleep(0.4)
+
+    assert sweeps.of("T1") == []
+    assert timers.watching.due_at(request_id) is None
