@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from suggestbot.stage import ALICE, Stage, wait_for
+from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 
 
 class Killed(BaseException):
@@ -106,3 +106,24 @@ def test_a_modal_submission_delivered_twice_creates_one_run(stage: Stage, monkey
     wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="the result")
     assert stage.sandbox.counters.get("POST /v1/generation-runs") == 1
     assert len(stage.emu.messages(stage.channel)) == 1
+
+
+def test_a_quick_brief_after_a_restart_is_still_answered_in_the_users_language(
+    stage: Stage,
+) -> None:
+    stage.connect(BRUNO)
+    stage.brief(BRUNO, "Herbstangebote für Trailrunner")  # remembers segment and use case
+    wait_for(lambda: "sind fertig" in stage.emu.transcript(stage.channel), what="first result")
+    stage.restart_app()  # the app no longer knows Bruno's language when the command comes
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Autumn offers for trail runners")  # the catalog is known again
+    wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="alice's result")
+
+    # straight to a run: recorded before the ack, with no time to ask Slack for the language
+    stage.slack.slash_command(BRUNO, stage.channel, "brief Noch einmal, direkt zum Lauf")
+
+    wait_for(
+        lambda: stage.emu.transcript(stage.channel).count("sind fertig") == 2,
+        what="the second result, in German",
+        detail=lambda: stage.emu.transcript(stage.channel),
+    )

@@ -167,11 +167,14 @@ def record(
     labels: dict[str, str],
 ) -> Request:
     """Write a new brief to the store. From then on a crash cannot lose it (recovery posts its
-    root and sends it), so listeners call this before they ack and :func:`launch` after."""
+    root and sends it), so listeners call this before they ack and :func:`launch` after.
+
+    No Slack call here (it would delay the ack): the language is the one already known, else
+    English until :func:`post_root` looks it up."""
     req = Request(
         team_id=team_id,
         user_id=user_id,
-        lang=deps.lang_of(user_id),
+        lang=deps.known_lang(user_id) or "en",
         channel_id=channel_id,
         body=body,
         labels=labels,
@@ -212,8 +215,11 @@ def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -
         channel, ts = found
     else:
         # Where it is about to be posted, written first: after a crash before its ``ts`` is
-        # recorded, recovery looks for it there instead of posting a second root.
-        _set(deps, request_id, post_channel_id=channel)
+        # recorded, recovery looks for it there instead of posting a second root. The user's
+        # language is settled now too (recording it could not ask Slack before the ack).
+        lang = deps.lang_of(req.user_id)
+        _set(deps, request_id, post_channel_id=channel, lang=lang)
+        req = req.model_copy(update={"lang": lang})
         try:
             ts = slackio.post(
                 deps,

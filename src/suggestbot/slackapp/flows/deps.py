@@ -99,11 +99,18 @@ class Deps:
             return cached
         return None
 
-    def lang_of(self, user_id: str) -> str:
-        """The user's language from their Slack locale (``users.info``), cached for an hour."""
+    def known_lang(self, user_id: str) -> str | None:
+        """The user's language if already looked up (no call to Slack: safe before an ack)."""
         cached = self._langs.get(user_id)
         if cached and self.clock() - cached[1] < 3600:
             return cached[0]
+        return None
+
+    def lang_of(self, user_id: str) -> str:
+        """The user's language from their Slack locale (``users.info``), cached for an hour."""
+        known = self.known_lang(user_id)
+        if known is not None:
+            return known
         lang = "en"
         try:
             info: Any = self.slack.users_info(user=user_id, include_locale=True)
