@@ -250,14 +250,14 @@ class SchedulerTimers:
             with self._lock:
                 failures = self._failures.get(request_id, 0) + 1
                 self._failures[request_id] = failures
-            delay = min(FIRST_RETRY_S * 2 ** (failures - 1), MAX_RETRY_S)
+            delay = min(FIRST_RETRY_S * 2 ** (failures - 1), MAX_RETRY_S) * deps.poll_scale
             log.exception(
-                "job for request %s failed (%d in a row); trying again in %.0f s",
+                "job for request %s failed (%d in a row); trying again in %.1f s",
                 request_id,
                 failures,
                 delay,
             )
-            again(request_id, delay * deps.poll_scale)
+            again(request_id, delay)
         else:
             with self._lock:
                 self._failures.pop(request_id, None)
