@@ -166,17 +166,15 @@ def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
             deps, body, build_returned_text(lang=lang, problem=brief_problem(rest, lang), text=rest)
         )
         return
-    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id)
-    if rest and problem is None and defaults is not None:
-        segment_id, use_case_id, variants, labels = defaults
+    quick = _quick_request(deps, team_id, user_id, rest) if rest and problem is None else None
+    if quick is not None:
+        request_body, labels = quick
         brief.start(
             deps,
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
-            body=steered_body(
-                segment_id=segment_id, use_case_id=use_case_id, text=rest, variants=variants
-            ),
+            body=request_body,
             labels=labels,
             response_url=body.get("response_url"),
         )
@@ -201,21 +199,34 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
         return None
     if check_brief(rest) or not linking.is_linked(deps, team_id=team_id, user_id=user_id):
         return None
-    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id)
-    if defaults is None:
+    quick = _quick_request(deps, team_id, user_id, rest)
+    if quick is None:
         return None
-    segment_id, use_case_id, variants, labels = defaults
+    request_body, labels = quick
     req = brief.record(
         deps,
         team_id=team_id,
         user_id=user_id,
         channel_id=channel_id,
-        body=steered_body(
-            segment_id=segment_id, use_case_id=use_case_id, text=rest, variants=variants
-        ),
+        body=request_body,
         labels=labels,
     )
     return req.id
+
+
+def _quick_request(
+    deps: Deps, team_id: str, user_id: str, text: str
+) -> tuple[dict[str, Any], dict[str, str]] | None:
+    """The run request and labels of a brief sent with the user's remembered choices, or None
+    when there are none to use."""
+    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id)
+    if defaults is None:
+        return None
+    segment_id, use_case_id, variants, labels = defaults
+    request_body = steered_body(
+        segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
+    )
+    return request_body, labels
 
 
 def _launch(deps: Deps, request_id: str, response_url: str | None) -> None:
