@@ -89,6 +89,18 @@ def _create_runs(box: Sandbox, machine: ContentClient, count: int) -> list[Gener
     return [user.create_run(request=brief) for _ in range(count)]
 
 
+def _finished_runs(box: Sandbox, machine: ContentClient, count: int) -> list[GenerationRun]:
+    """``count`` runs that have succeeded (runs created after them stay queued again)."""
+    box.faults.run_timing = RunTiming(queued_s=0.0, running_s=0.0)
+    runs = _create_runs(box, machine, count)
+    deadline = time.monotonic() + 10
+    while any(machine.get_run(run_id=r.id).status != RunStatus.SUCCEEDED for r in runs):
+        assert time.monotonic() < deadline, "runs did not finish"
+        time.sleep(0.01)
+    box.faults.run_timing = RunTiming(queued_s=1e6)
+    return runs
+
+
 def _watch(deps: Deps, runs: list[GenerationRun]) -> list[Due]:
     """Requests in state ``submitted`` for ``runs``, as the brief flow leaves them, all due."""
     due = []
@@ -133,13 +145,7 @@ def test_250_watched_runs_cost_three_listing_pages_and_no_single_reads(
 def test_finished_and_moved_runs_are_handed_over_and_the_rest_wait(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    box.faults.run_timing = RunTiming(queued_s=0.0, running_s=0.0)
-    finished = _create_runs(box, machine, 2)
-    deadline = time.monotonic() + 10
-    while any(machine.get_run(run_id=r.id).status != RunStatus.SUCCEEDED for r in finished):
-        assert time.monotonic() < deadline, "runs did not finish"
-        time.sleep(0.01)
-    box.faults.run_timing = RunTiming(queued_s=1e6)
+    finished = _finished_runs(box, machine, 2)
     waiting = _create_runs(box, machine, 3)
     due = _watch(deps, finished + waiting)
     handed_runs: dict[str, GenerationRun] = {}
@@ -239,13 +245,7 @@ def test_runs_of_requests_no_longer_watched_are_not_polled(
 def test_a_finished_run_met_on_a_page_is_handed_over_before_its_poll_is_due(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    box.faults.run_timing = RunTiming(queued_s=0.0, running_s=0.0)
-    finished = _create_runs(box, machine, 1)
-    deadline = time.monotonic() + 10
-    while machine.get_run(run_id=finished[0].id).status != RunStatus.SUCCEEDED:
-        assert time.monotonic() < deadline, "run did not finish"
-        time.sleep(0.01)
-    box.faults.run_timing = RunTiming(queued_s=1e6)
+    finished = _finished_runs(box, machine, 1)
     not_yet_due = _watch(deps, finished)[0].request_id
     due = _watch(deps, _create_runs(box, machine, 3))
     handed_runs: dict[str, GenerationRun] = {}

@@ -77,12 +77,17 @@ def _wait_until(condition: Any) -> None:
         time.sleep(0.005)
 
 
+@pytest.fixture
+def sweeps(monkeypatch: pytest.MonkeyPatch) -> FakeSweeps:
+    fake = FakeSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", fake)
+    return fake
+
+
 def test_polls_due_during_a_sweep_go_together_into_the_next_one(
-    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+    running: tuple[SchedulerTimers, Deps], sweeps: FakeSweeps
 ) -> None:
     timers, deps = running
-    sweeps = FakeSweeps()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
 
     first = _request(deps, "T1")
     timers.watch_run(first, delay_s=0)
@@ -102,12 +107,10 @@ def test_polls_due_during_a_sweep_go_together_into_the_next_one(
 
 
 def test_a_request_is_swept_again_only_once_it_asks_for_its_next_poll(
-    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+    running: tuple[SchedulerTimers, Deps], sweeps: FakeSweeps
 ) -> None:
     timers, deps = running
-    sweeps = FakeSweeps()
     sweeps.release.set()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
     request_id = _request(deps, "T1")
 
     timers.watch_run(request_id, delay_s=0)
@@ -120,12 +123,10 @@ def test_a_request_is_swept_again_only_once_it_asks_for_its_next_poll(
 
 
 def test_a_request_sent_later_is_no_longer_polled(
-    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+    running: tuple[SchedulerTimers, Deps], sweeps: FakeSweeps, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     timers, deps = running
-    sweeps = FakeSweeps()
     sweeps.release.set()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
     monkeypatch.setattr(timers_module, "resume_one", lambda deps, rid: None)
     request_id = _request(deps, "T1")
 
