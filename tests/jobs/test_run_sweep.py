@@ -259,3 +259,43 @@ def test_a_finished_run_met_on_a_page_is_handed_over_before_its_poll_is_due(
 
     assert handed == {not_yet_due}
     assert handed_runs[not_yet_due].status == RunStatus.SUCCEEDED
+
+
+def test_runs_not_met_go_to_be_polled_alone_elsewhere_when_a_worker_is_offered(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    runs = _create_runs(box, machine, 150)
+    due = _watch(deps, [runs[0], runs[-1]])  # the oldest is on the second page
+    box.counters.reset()
+    alone: list[tuple[str, float]] = []
+
+    handed = run_watcher.sweep(
+        deps,
+        due,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append((rid, at)),
+    )
+
+    assert alone == [(due[0].request_id, due[0].at)]
+    assert handed == {due[0].request_id}
+    assert box.counters.get(GET_ONE) == 0  # not inside the sweep
+
+
+def test_a_sweep_stops_paging_when_its_time_is_up(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    runs = _create_runs(box, machine, 150)
+    due = _watch(deps, [runs[0], runs[1], runs[-2], runs[-1]])  # two pages would find all
+    box.counters.reset()
+    alone: list[str] = []
+
+    run_watcher.sweep(
+        deps,
+        due,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+        time_budget_s=0.0,
+    )
+
+    assert box.counters.get(LIST) == 1
+    assert sorted(alone) == sorted(item.request_id for item in due[:2])

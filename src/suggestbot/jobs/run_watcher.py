@@ -53,6 +53,10 @@ HandOver = Callable[[str, GenerationRun], None]
 # Called with the id of a finished run met on a page read: the id of its request if that
 # request is watched and was not busy (it is then taken out for this sweep), else None.
 ClaimFinished = Callable[[str], str | None]
+# Called with a request (and when its poll was due) whose run the sweep did not meet: the
+# caller polls it alone in a worker, so that single polls (each perhaps retried with a backoff
+# at a faulty service) run side by side instead of one after another inside the sweep.
+PollAlone = Callable[[str, float], None]
 
 
 def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
@@ -82,12 +86,17 @@ def sweep(
     *,
     hand_over: HandOver,
     claim_finished: ClaimFinished = lambda run_id: None,
+    poll_alone: PollAlone | None = None,
+    time_budget_s: float | None = None,
 ) -> set[str]:
     """Poll every request in ``due`` (all of one workspace) with as few requests as possible.
 
     Runs met on the pages read that finished, though their poll was not due yet, are handed
     over too (``claim_finished``): their results need not wait for their own poll.
-    Returns the request ids handed over (their poll goes on in the worker that got them).
+    Paging stops after ``time_budget_s`` (a slow listing must not hold up every poll of the
+    workspace): the runs not met by then are polled alone.
+    Returns the request ids handed over (to ``hand_over`` or ``poll_alone``: their poll goes
+    on in the worker that got them).
     """
     watched: dict[str, tuple[Request, float]] = {}
     for item in due:
@@ -100,7 +109,8 @@ def sweep(
         return set()
     finished_elsewhere: list[GenerationRun] = []
     try:
-        found = _read_listing(deps, watched, finished_elsewhere)
+        deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
+        found = _read_listing(deps, watched, finished_elsewhere, deadline)
     except _TRANSIENT as exc:
         log.warning("listing runs failed (%s); polling %d runs again later", exc, len(watched))
         for req, at in watched.values():
@@ -112,7 +122,10 @@ def sweep(
     handed: set[str] = set()
     for run_id, (req, at) in watched.items():
         run = found.get(run_id)
-        if run is None:
+        if run is None and poll_alone is not None:
+            poll_alone(req.id, at)
+            handed.add(req.id)
+        elif run is None:
             poll(deps, req.id, due_at=at)
         elif _needs_settling(req, run):
             hand_over(req.id, run)
@@ -178,10 +191,13 @@ def _needs_settling(req: Request, run: GenerationRun) -> bool:
 
 
 def _read_listing(
-    deps: Deps, watched: dict[str, tuple[Request, float]], finished_elsewhere: list[GenerationRun]
+    deps: Deps,
+    watched: dict[str, tuple[Request, float]],
+    finished_elsewhere: list[GenerationRun],
+    deadline: float | None,
 ) -> dict[str, GenerationRun]:
-    """The watched runs met in the listing's first pages (at most half as many pages as runs);
-    other finished runs met on them go to ``finished_elsewhere``."""
+    """The watched runs met in the listing's first pages (at most half as many pages as runs,
+    none begun after ``deadline``); other finished runs met go to ``finished_elsewhere``."""
     budget = math.ceil(len(watched) / 2)
     oldest = min(req.sent_at or req.created_at for req, _ in watched.values()) - AGE_MARGIN_S
     found: dict[str, GenerationRun] = {}
@@ -197,6 +213,8 @@ def _read_listing(
         if cursor is None or len(found) == len(watched):
             break
         if page.items and page.items[-1].created_at.timestamp() < oldest:
+            break
+        if deadline is not None and time.monotonic() > deadline:
             break
     return found
 

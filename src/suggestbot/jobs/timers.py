@@ -45,6 +45,9 @@ EARLY_SHARE = 0.1
 SWEEP_MARGIN = 1.5
 RECENT_SWEEPS = 8
 MAX_EARLY_SHARE = 0.5
+# A sweep stops paging after this share of the interval; what it has not met by then is polled
+# alone, side by side on the scheduler's workers (a slow listing degrades to single polls).
+SWEEP_BUDGET_SHARE = 0.5
 # Workspaces swept at the same time.
 SWEEPERS = 4
 # The watch thread looks at the list at least this often (also how fast it notices a stop).
@@ -128,8 +131,13 @@ class SchedulerTimers:
                         self.watching.release(item.request_id for item in due)
             self.watching.wait(now=time.time(), at_most_s=IDLE_WAKE_S)
 
+    @staticmethod
+    def _interval(deps: Deps) -> float:
+        """The shortest poll interval of the schedule (10 s, scaled)."""
+        return (next_poll_delay(0.0) or 10.0) * deps.poll_scale
+
     def _horizon(self, deps: Deps) -> float:
-        interval = (next_poll_delay(0.0) or 10.0) * deps.poll_scale
+        interval = self._interval(deps)
         with self._lock:
             slowest = max(self._recent_sweeps_s, default=0.0)
         early = max(EARLY_SHARE * interval, SWEEP_MARGIN * slowest)
@@ -171,7 +179,12 @@ class SchedulerTimers:
         try:
             with team_scope(team):
                 handed = run_watcher.sweep(
-                    deps, due, hand_over=self._hand_over, claim_finished=self._claim_finished
+                    deps,
+                    due,
+                    hand_over=self._hand_over,
+                    claim_finished=self._claim_finished,
+                    poll_alone=self._poll_alone,
+                    time_budget_s=SWEEP_BUDGET_SHARE * self._interval(deps),
                 )
             with self._lock:
                 self._recent_sweeps_s.append(time.monotonic() - started)
@@ -201,19 +214,25 @@ class SchedulerTimers:
 
     def _hand_over(self, request_id: str, run: GenerationRun) -> None:
         """Settle a finished or moved run on a scheduler worker; it stays busy until then."""
+        self._on_worker(request_id, lambda deps, rid: run_watcher.settle(deps, rid, run))
 
-        def settle(deps: Deps, rid: str) -> None:
+    def _poll_alone(self, request_id: str, due_at: float) -> None:
+        """Poll a run the sweep did not meet on a scheduler worker (busy until done)."""
+        self._on_worker(request_id, lambda deps, rid: run_watcher.poll(deps, rid, due_at=due_at))
+
+    def _on_worker(self, request_id: str, fn: Callable[[Deps, str], None]) -> None:
+        def job(deps: Deps, rid: str) -> None:
             try:
-                run_watcher.settle(deps, rid, run)
+                fn(deps, rid)
             finally:
                 self.watching.release([rid])
                 self._forget_ended([rid])
 
         self._scheduler.at(
-            f"settle:{request_id}",
+            f"watch:{request_id}",
             0,
             self._run,
-            settle,
+            job,
             request_id,
             lambda rid, delay: self.watch_run(rid, delay_s=delay),
         )
