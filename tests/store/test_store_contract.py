@@ -215,3 +215,105 @@ def test_update_is_atomic_across_threads(store: Store) -> None:
 
     run_concurrently(worker)
     assert store.get("counters", "c") == {"count": THREADS * rounds}
+
+
+# --- batches: many records of one table in one commit ---------------------------------------------
+
+
+def test_put_many_writes_every_record_replacing_earlier_ones(store: Store) -> None:
+    store.put("runs", "a", {"v": 0})
+    store.put_many("runs", {"a": {"v": 1}, "b": {"v": 2}})
+    store.put_many("runs", {})  # nothing to write is fine
+    assert store.items("runs") == [("a", {"v": 1}), ("b", {"v": 2})]
+
+
+def test_a_batch_with_one_bad_record_writes_none_of_them(store: Store) -> None:
+    batch: dict[str, Any] = {"a": {"v": 1}, "b": {"raw": b"bytes"}}
+    with pytest.raises(TypeError, match="store values must be JSON"):
+        store.put_many("runs", batch)
+    with pytest.raises(TypeError, match="store values must be JSON"):
+        store.put_many_if_absent("runs", batch)
+    with pytest.raises(TypeError, match="store values must be JSON"):
+        store.update_many("runs", {key: lambda old, v=value: v for key, value in batch.items()})
+    with pytest.raises(TypeError, match="keys must be str"):
+        store.put_many("runs", {"a": {"v": 1}, 5: {"v": 2}})  # type: ignore[dict-item]
+    assert store.items("runs") == []
+
+
+def test_put_many_if_absent_claims_only_the_free_keys(store: Store) -> None:
+    store.put("intents", "b", {"by": "earlier"})
+    claim = {"by": "me"}
+    assert store.put_many_if_absent("intents", {"a": claim, "b": claim, "c": claim}) == ["a", "c"]
+    assert store.get("intents", "b") == {"by": "earlier"}
+    assert store.get("intents", "c") == claim
+    assert store.put_many_if_absent("intents", {}) == []
+
+
+def test_put_many_if_absent_gives_each_key_to_exactly_one_of_many_threads(store: Store) -> None:
+    keys = [f"k{n}" for n in range(12)]
+    # Overlapping batches: thread i claims keys from i % 4 on.
+    won = run_concurrently(
+        lambda i: store.put_many_if_absent("intents", {k: {"by": i} for k in keys[i % 4 :]})
+    )
+    assert sorted(k for keys_won in won for k in keys_won) == sorted(keys)
+    for thread, keys_won in enumerate(won):
+        for key in keys_won:
+            assert store.get("intents", key) == {"by": thread}
+
+
+def test_update_many_creates_changes_and_deletes(store: Store) -> None:
+    store.put("runs", "change", {"n": 1})
+    store.put("runs", "drop", {"n": 2})
+    result = store.update_many(
+        "runs",
+        {
+            "new": lambda old: old or {"n": 0},
+            "change": lambda old: {"n": old["n"] + 1} if old else None,
+            "drop": lambda old: None,
+            "absent": lambda old: None,
+        },
+    )
+    assert result == {"new": {"n": 0}, "change": {"n": 2}, "drop": None, "absent": None}
+    assert store.items("runs") == [("change", {"n": 2}), ("new", {"n": 0})]
+
+
+def test_update_many_that_raises_changes_nothing(store: Store) -> None:
+    store.put("runs", "a", {"n": 1})
+
+    def broken(old: dict[str, Any] | None) -> dict[str, Any]:
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        store.update_many(
+            "runs", {"a": lambda old: {"n": 5}, "b": lambda old: {"n": 6}, "c": broken}
+        )
+    assert store.items("runs") == [("a", {"n": 1})]
+
+
+def test_update_many_is_atomic_across_threads(store: Store) -> None:
+    def bump(old: dict[str, Any] | None) -> dict[str, Any]:
+        return {"count": (old or {"count": 0})["count"] + 1}
+
+    run_concurrently(lambda _: store.update_many("counters", {"a": bump, "b": bump}))
+    assert store.items("counters") == [("a", {"count": THREADS}), ("b", {"count": THREADS})]
+
+
+def test_batches_larger_than_one_query_see_every_existing_key(store: Store) -> None:
+    store.put_many("intents", {f"k{n:04}": {"by": "earlier"} for n in range(0, 1200, 2)})
+    claimed = store.put_many_if_absent("intents", {f"k{n:04}": {"by": "me"} for n in range(1200)})
+    assert claimed == [f"k{n:04}" for n in range(1, 1200, 2)]
+    seen = store.update_many("intents", {f"k{n:04}": lambda old: old for n in range(1200)})
+    assert sum(1 for record in seen.values() if record == {"by": "earlier"}) == 600
+
+
+def test_an_update_that_changes_the_old_record_in_place_is_written(store: Store) -> None:
+    store.put("runs", "r", {"n": 1})
+
+    def bump_in_place(old: dict[str, Any] | None) -> dict[str, Any] | None:
+        if old is not None:
+            old["n"] += 1
+        return old
+
+    assert store.update("runs", "r", bump_in_place) == {"n": 2}
+    store.update_many("runs", {"r": bump_in_place})
+    assert store.get("runs", "r") == {"n": 3}

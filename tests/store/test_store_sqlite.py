@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from sqlitedict import SqliteDict
 
 from suggestbot.store import SqliteStore, open_store
 
@@ -29,6 +30,9 @@ _WRITE_THEN_DIE = textwrap.dedent(
     store.update("runs", "r2", lambda old: {"state": "queued"})
     store.put("runs", "gone", {"x": 1})
     store.delete("runs", "gone")
+    store.put_many("runs", {"m1": {"n": 1}, "m2": {"n": 2}})
+    store.put_many_if_absent("intents", {"post:r1": {"posted": True}, "post:r2": {"posted": False}})
+    store.update_many("runs", {"m1": lambda old: None, "m3": lambda old: {"n": 3}})
     os.kill(os.getpid(), signal.SIGKILL)
     """
 )
@@ -45,6 +49,9 @@ def test_writes_survive_sigkill_right_after(tmp_path: Path) -> None:
         assert store.get("intents", "post:r1") == {"posted": False}
         assert store.get("runs", "r2") == {"state": "queued"}
         assert store.get("runs", "gone") is None
+        assert store.get("runs", "m1") is None
+        assert (store.get("runs", "m2"), store.get("runs", "m3")) == ({"n": 2}, {"n": 3})
+        assert store.get("intents", "post:r2") == {"posted": False}
 
 
 def test_data_persists_across_reopen(tmp_path: Path) -> None:
@@ -98,3 +105,25 @@ def test_a_file_that_is_not_a_database_fails_at_open(tmp_path: Path) -> None:
     bogus.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(sqlite3.DatabaseError):
         SqliteStore(bogus)
+
+
+def test_a_batch_is_one_commit_however_many_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commits: list[str] = []
+    real_commit = SqliteDict.commit
+
+    def counted(self: SqliteDict, blocking: bool = True) -> None:
+        commits.append(self.tablename)
+        real_commit(self, blocking)
+
+    with SqliteStore(tmp_path / "s.sqlite") as store:
+        store.put("runs", "old", {"n": 0})
+        store.get("intents", "i0")  # opening a table commits once too
+        monkeypatch.setattr(SqliteDict, "commit", counted)
+        store.put_many("runs", {f"r{n}": {"n": n} for n in range(100)})
+        assert store.put_many_if_absent("intents", {f"i{n}": {} for n in range(100)})
+        store.update_many("runs", {f"r{n}": lambda old: None for n in range(50)})
+        assert store.put_many_if_absent("intents", {"i1": {}}) == []  # nothing to write
+        assert commits == ["runs", "intents", "runs"]
+        assert len(store.items("runs")) == 51

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Self
 
@@ -79,6 +79,27 @@ class Store(ABC):
         ``fn`` gets the current record (None if absent) and returns the new one, or None to
         delete it. It runs while the store is locked, so keep it quick and free of I/O; if it
         raises, nothing changes.
+        """
+
+    @abstractmethod
+    def put_many(self, table: str, items: Mapping[str, Record]) -> None:
+        """Store every ``key -> value`` of ``items``, replacing earlier records, in one commit.
+
+        All or nothing: a bad value (TypeError, as for :meth:`put`) stores none of them.
+        """
+
+    @abstractmethod
+    def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
+        """:meth:`put_if_absent` for many keys in one commit; return the keys stored, in order.
+
+        Atomic as a whole: of concurrent callers claiming the same key exactly one stores it.
+        """
+
+    @abstractmethod
+    def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
+        """:meth:`update` for many keys in one commit; return each key's new record (or None).
+
+        The functions run while the store is locked; if one raises, nothing changes.
         """
 
     @abstractmethod

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from abc import abstractmethod
+from collections.abc import Collection, Mapping
 
 from suggestbot.store import codec
 from suggestbot.store.base import Store, Updater, check_key, check_table_name
@@ -20,7 +21,7 @@ class LocalStore(Store):
     """A :class:`Store` for one process; subclasses implement the ``_raw_*`` operations.
 
     The ``_raw_*`` methods are only called with the lock held, a valid table name and a str
-    key; ``_raw_put`` and ``_raw_delete`` must be durable when they return.
+    key; ``_raw_put``, ``_raw_delete`` and ``_raw_write_many`` must be durable when they return.
     """
 
     def __init__(self) -> None:
@@ -38,6 +39,21 @@ class LocalStore(Store):
 
     @abstractmethod
     def _raw_items(self, table: str) -> list[tuple[str, Record]]: ...
+
+    def _raw_get_many(self, table: str, keys: Collection[str]) -> dict[str, Record]:
+        """The records of those ``keys`` that exist (a backend may read them in one query)."""
+        found: dict[str, Record] = {}
+        for key in keys:
+            record = self._raw_get(table, key)
+            if record is not None:
+                found[key] = record
+        return found
+
+    @abstractmethod
+    def _raw_write_many(
+        self, table: str, puts: Mapping[str, Record], deletes: Collection[str]
+    ) -> None:
+        """Store ``puts`` and remove ``deletes`` (keys known to exist) in one commit."""
 
     @abstractmethod
     def _raw_close(self) -> None: ...
@@ -80,19 +96,60 @@ class LocalStore(Store):
             return True
 
     def update(self, table: str, key: str, fn: Updater) -> Record | None:
+        return self.update_many(table, {key: fn})[key]
+
+    def put_many(self, table: str, items: Mapping[str, Record]) -> None:
+        self._check_items(table, items)
         with self._lock:
-            self._check(table, key)
-            old = self._raw_get(table, key)
-            old_text = None if old is None else codec.encode(old)
-            new = fn(old)
-            if new is None:
-                if old is not None:
-                    self._raw_delete(table, key)
-                return None
-            # Compare encodings, not dicts: True == 1 in Python but not in the stored JSON.
-            if codec.encode(new) != old_text:
-                self._raw_put(table, key, new)
-            return new
+            self._check(table)
+            if items:
+                self._raw_write_many(table, items, ())
+
+    def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
+        self._check_items(table, items)
+        with self._lock:
+            self._check(table)
+            taken = self._raw_get_many(table, items)
+            free = {k: v for k, v in items.items() if k not in taken}
+            if free:
+                self._raw_write_many(table, free, ())
+            return list(free)
+
+    def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
+        self._check_keys(table, updates)
+        with self._lock:
+            self._check(table)
+            results: dict[str, Record | None] = {}
+            puts: dict[str, Record] = {}
+            deletes: list[str] = []
+            olds = self._raw_get_many(table, updates)
+            for key, fn in updates.items():
+                old = olds.get(key)
+                # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
+                old_text = None if old is None else codec.encode(old)
+                new = fn(old)
+                results[key] = new
+                if new is None:
+                    if old is not None:
+                        deletes.append(key)
+                # Encoding rejects a bad value before anything is written. Compare encodings,
+                # not dicts: True == 1 in Python but not in the stored JSON.
+                elif codec.encode(new) != old_text:
+                    puts[key] = new
+            if puts or deletes:
+                self._raw_write_many(table, puts, deletes)
+            return results
+
+    def _check_keys(self, table: str, keys: Collection[str]) -> None:
+        check_table_name(table)
+        for key in keys:
+            check_key(key)
+
+    def _check_items(self, table: str, items: Mapping[str, Record]) -> None:
+        """Reject a bad key or value of a batch before taking the lock: all or nothing."""
+        self._check_keys(table, items)
+        for value in items.values():
+            codec.encode(value)
 
     def close(self) -> None:
         with self._lock:

@@ -7,6 +7,8 @@ not depend on aliasing that the real store would not have.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
+
 from suggestbot.store import codec
 from suggestbot.store.codec import Record
 from suggestbot.store.local import LocalStore
@@ -34,6 +36,14 @@ class MemoryStore(LocalStore):
 
     def _raw_items(self, table: str) -> list[tuple[str, Record]]:
         return [(key, codec.decode(text)) for key, text in self._tables.get(table, {}).items()]
+
+    def _raw_write_many(
+        self, table: str, puts: Mapping[str, Record], deletes: Collection[str]
+    ) -> None:
+        rows = self._tables.setdefault(table, {})
+        rows.update((key, codec.encode(value)) for key, value in puts.items())
+        for key in deletes:
+            rows.pop(key, None)
 
     def _raw_close(self) -> None:
         self._tables.clear()

@@ -11,12 +11,15 @@ Choices, and why:
 - ``PRAGMA synchronous=FULL`` on every connection (sqlitedict turns syncing off): a commit is
   then also safe against power loss, not only against the process dying. The app writes a few
   records per Slack interaction, so the fsync per commit is cheap.
+- A batch (``put_many``, ``update_many``, ...) is one transaction of one table, so one commit
+  and one fsync however many rows it writes.
 - Values go through :mod:`suggestbot.store.codec` (JSON text), never pickle.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, cast
 
@@ -27,6 +30,8 @@ from suggestbot.store.codec import Record
 from suggestbot.store.local import LocalStore
 
 DB_FILENAME = "suggestbot.sqlite"
+# Keys per ``IN (...)`` query when reading a batch (SQLite allows 999 parameters at least).
+_KEYS_PER_QUERY = 500
 
 
 class SqliteStore(LocalStore):
@@ -90,6 +95,30 @@ class SqliteStore(LocalStore):
             return False
         db.commit()
         return True
+
+    def _raw_get_many(self, table: str, keys: Collection[str]) -> dict[str, Record]:
+        # One query per chunk instead of a round trip to sqlitedict's thread per key.
+        db = self._table(table)
+        wanted = list(keys)
+        found: dict[str, Record] = {}
+        for start in range(0, len(wanted), _KEYS_PER_QUERY):
+            chunk = wanted[start : start + _KEYS_PER_QUERY]
+            query = 'SELECT key, value FROM "{}" WHERE key IN ({})'.format(
+                db.tablename, ", ".join("?" * len(chunk))
+            )
+            for key, value in db.conn.select(query, tuple(chunk)):
+                found[key] = codec.decode(value)
+        return found
+
+    def _raw_write_many(
+        self, table: str, puts: Mapping[str, Record], deletes: Collection[str]
+    ) -> None:
+        db = self._table(table)
+        if puts:
+            db.update(puts)  # REPLACE INTO row by row, inside the one transaction
+        for key in deletes:
+            del db[key]
+        db.commit()
 
     def _raw_items(self, table: str) -> list[tuple[str, Record]]:
         return cast(list[tuple[str, Record]], list(self._table(table).items()))
