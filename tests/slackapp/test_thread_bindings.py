@@ -76,6 +76,23 @@ def test_binding_twice_keeps_the_first_and_the_first_choice_wins() -> None:
     assert stored is not None and stored.head_suggestion_id == "s2"
 
 
+def test_binding_many_at_once_keeps_earlier_bindings() -> None:
+    deps = _deps()
+    first = _bind(deps, _offer(1, 2))
+    batch = [
+        threads.new_binding(
+            team_id="T1", channel="C1", thread_ts=ts, suggestions=_offer(1), origin="digest"
+        )
+        for ts in ("1.0", "2.0", "3.0")
+    ]
+    assert threads.bind_many(deps, batch) == 2
+    assert threads.bind_many(deps, []) == 0
+    kept = threads.get(deps, channel="C1", thread_ts="1.0")
+    assert kept is not None and kept.suggestions == first.suggestions
+    new = threads.get(deps, channel="C1", thread_ts="3.0")
+    assert new is not None and (new.origin, new.head_suggestion_id) == ("digest", "s1")
+
+
 def test_the_head_never_moves_back_to_an_older_turn() -> None:
     deps = _deps()
     binding = _bind(deps, _offer(1))

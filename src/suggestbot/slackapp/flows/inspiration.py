@@ -634,6 +634,15 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
     return Shared(channel_id=channel, ts=ts)
 
 
+@dataclass(frozen=True)
+class SharedRoot:
+    """A root message posted from ready-made content, and how its thread's binding shows it."""
+
+    post: SharedPost
+    labels: Labels
+    lang: str
+
+
 def record_shared(deps: Deps, post: SharedPost, *, labels: Labels, lang: str) -> None:
     """Keep what a root message holds (under ``"{channel}:{ts}"``) and bind its Slack thread,
     so replies there refine what it shows.
@@ -641,33 +650,47 @@ def record_shared(deps: Deps, post: SharedPost, *, labels: Labels, lang: str) ->
     The record is written first: should binding fail, the thread is bound from it on its first
     reply instead.
     """
-    deps.records.shared_posts.put(shared_post_key(post.channel_id, post.ts), post)
+    record_shared_many(deps, [SharedRoot(post=post, labels=labels, lang=lang)])
+
+
+def record_shared_many(deps: Deps, roots: Sequence[SharedRoot]) -> None:
+    """:func:`record_shared` for many roots, in one commit per table (a digest wave posts dozens
+    of roots a second, and every commit costs an fsync)."""
+    if not roots:
+        return
+    deps.records.shared_posts.put_many(
+        {shared_post_key(root.post.channel_id, root.post.ts): root.post for root in roots}
+    )
     try:
-        threads.bind_thread(
-            deps,
-            team_id=post.team_id,
-            channel=post.channel_id,
-            thread_ts=post.ts,
-            suggestions=[
-                threads.BoundSuggestion(
-                    suggestion_id=sid,
-                    variant_no=number,
-                    kind=kind,
-                    has_image=kind == SuggestionKind.SOCIAL_SINGLE_IMAGE.value,
-                )
-                for sid, number, kind in zip(
-                    post.suggestion_ids, post.variant_nos, post.kinds, strict=True
-                )
-            ],
-            origin=post.source,
-            owner_user_id=post.posted_by,
-            segment_id=post.segment_id,
-            use_case_id=post.use_case_id,
-            labels={"segment": labels.segment, "use_case": labels.use_case},
-            lang=lang,
-        )
+        threads.bind_many(deps, [_binding_of(root) for root in roots])
     except Exception:
-        log.exception("binding the thread of %s failed; it is bound on its first reply", post.ts)
+        log.exception("binding %d thread(s) failed; each is bound on its first reply", len(roots))
+
+
+def _binding_of(root: SharedRoot) -> threads.ThreadBinding:
+    post = root.post
+    return threads.new_binding(
+        team_id=post.team_id,
+        channel=post.channel_id,
+        thread_ts=post.ts,
+        suggestions=[
+            threads.BoundSuggestion(
+                suggestion_id=sid,
+                variant_no=number,
+                kind=kind,
+                has_image=kind == SuggestionKind.SOCIAL_SINGLE_IMAGE.value,
+            )
+            for sid, number, kind in zip(
+                post.suggestion_ids, post.variant_nos, post.kinds, strict=True
+            )
+        ],
+        origin=post.source,
+        owner_user_id=post.posted_by,
+        segment_id=post.segment_id,
+        use_case_id=post.use_case_id,
+        labels={"segment": root.labels.segment, "use_case": root.labels.use_case},
+        lang=root.lang,
+    )
 
 
 def _with_link(deps: Deps, shared: Shared, text: str, lang: str) -> str:

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
 from suggestbot.store import Store
+from suggestbot.store.base import Updater
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -198,19 +199,38 @@ class Table(Generic[T]):
     def delete(self, key: str) -> bool:
         return self._store.delete(self._name, key)
 
+    def put_many(self, records: Mapping[str, T]) -> None:
+        """Write many records in one commit."""
+        self._store.put_many(self._name, {k: r.model_dump(mode="json") for k, r in records.items()})
+
+    def put_many_if_absent(self, records: Mapping[str, T]) -> list[str]:
+        """Write the records whose keys are free, in one commit; returns those keys."""
+        return self._store.put_many_if_absent(
+            self._name, {k: r.model_dump(mode="json") for k, r in records.items()}
+        )
+
     def update(self, key: str, change: Callable[[T], T | None]) -> T | None:
         """Atomically read, change and write one record (``None`` from ``change`` deletes it)."""
-        result: list[T | None] = [None]
+        return self.update_many({key: change})[key]
 
-        def apply(raw: dict[str, Any] | None) -> dict[str, Any] | None:
-            if raw is None:
-                return None
-            changed = change(self._model.model_validate(raw))
-            result[0] = changed
-            return None if changed is None else changed.model_dump(mode="json")
+    def update_many(self, changes: Mapping[str, Callable[[T], T | None]]) -> dict[str, T | None]:
+        """:meth:`update` for many records in one commit (absent keys are left absent)."""
+        results: dict[str, T | None] = dict.fromkeys(changes)
 
-        self._store.update(self._name, key, apply)
-        return result[0]
+        def applying(key: str, change: Callable[[T], T | None]) -> Updater:
+            def apply(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+                if raw is None:
+                    return None
+                changed = change(self._model.model_validate(raw))
+                results[key] = changed
+                return None if changed is None else changed.model_dump(mode="json")
+
+            return apply
+
+        self._store.update_many(
+            self._name, {key: applying(key, change) for key, change in changes.items()}
+        )
+        return results
 
     def values(self) -> Iterator[T]:
         for _, raw in self._store.items(self._name):

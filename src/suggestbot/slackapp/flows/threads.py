@@ -5,10 +5,11 @@ ready-made content) is offered until the first refinement picks one; from then o
 refines the lineage's current head, so threads never branch. A saved draft starts with its only
 suggestion chosen.
 
-Whoever posts a thread root binds it with :func:`bind_thread` (a brief's root is bound lazily, on
-its first reply, from the request recorded for it). The service thread's id is kept once known:
-depending on the reading of the contract (design §4) it exists from the root on, or only from
-the first refinement, so it is looked up by listing threads and matching the head.
+Whoever posts a thread root binds it with :func:`bind_thread`, or many at once with
+:func:`bind_many` (a brief's root is bound lazily, on its first reply, from the request recorded
+for it). The service thread's id is kept once known: depending on the reading of the contract
+(design §4) it exists from the root on, or only from the first refinement, so it is looked up by
+listing threads and matching the head.
 """
 
 from __future__ import annotations
@@ -149,6 +150,66 @@ def bind_thread(
 ) -> ThreadBinding:
     """Make replies in the Slack thread ``thread_ts`` refine ``suggestions``; idempotent.
 
+    The arguments are :func:`new_binding`'s.
+
+    Returns:
+        The binding as stored (an earlier binding of the same thread wins).
+    """
+    binding = new_binding(
+        team_id=team_id,
+        channel=channel,
+        thread_ts=thread_ts,
+        suggestions=suggestions,
+        origin=origin,
+        owner_user_id=owner_user_id,
+        segment_id=segment_id,
+        use_case_id=use_case_id,
+        labels=labels,
+        root=root,
+        request_id=request_id,
+        lang=lang,
+    )
+    bindings = table(deps)
+    if not bindings.put_if_absent(binding.key, binding):
+        existing = bindings.get(binding.key)
+        if existing is not None:
+            return existing
+    log.info(
+        "bound Slack thread %s (%s, %d suggestion(s))",
+        binding.key,
+        origin,
+        len(binding.suggestions),
+    )
+    return binding
+
+
+def bind_many(deps: Deps, bindings: Sequence[ThreadBinding]) -> int:
+    """Store the bindings of threads not bound yet, in one commit (a digest wave binds many
+    roots at once); earlier bindings win. Returns how many were new."""
+    if not bindings:
+        return 0
+    stored = table(deps).put_many_if_absent({b.key: b for b in bindings})
+    log.info("bound %d Slack thread(s) (%s)", len(stored), bindings[0].origin)
+    return len(stored)
+
+
+def new_binding(
+    *,
+    team_id: str,
+    channel: str,
+    thread_ts: str,
+    suggestions: Sequence[BoundSuggestion],
+    origin: str,
+    owner_user_id: str | None = None,
+    segment_id: str | None = None,
+    use_case_id: str | None = None,
+    labels: dict[str, str] | None = None,
+    root: Message | None = None,
+    request_id: str | None = None,
+    lang: str = "en",
+) -> ThreadBinding:
+    """A thread's binding, built but not stored (see :func:`bind_thread`, :func:`bind_many`).
+
     Args:
         suggestions: what the thread offers, usually from :func:`bound`; with one, it is chosen
             at once, with several the first refinement picks one (``N:`` or a button).
@@ -158,9 +219,6 @@ def bind_thread(
         root: the root message as posted; when given, the root is updated in place to show the
             current head and turn count (image blocks are not kept).
         request_id: the brief request whose root this is (its root is rebuilt from it).
-
-    Returns:
-        The binding as stored (an earlier binding of the same thread wins).
     """
     if not suggestions:
         raise ValueError("a thread must offer at least one suggestion")
@@ -193,12 +251,6 @@ def bind_thread(
                 "head_has_image": only.has_image,
             }
         )
-    bindings = table(deps)
-    if not bindings.put_if_absent(binding.key, binding):
-        existing = bindings.get(binding.key)
-        if existing is not None:
-            return existing
-    log.info("bound Slack thread %s (%s, %d suggestion(s))", binding.key, origin, len(ordered))
     return binding
 
 

@@ -1,0 +1,69 @@
+"""What the digest wave writes after posting: held for a round, then one commit per table.
+
+Every commit costs an fsync (milliseconds on a real disk). Written one at a time, the records of
+one digest (its delivery mark, the digest's own fields, the shared-post record, the thread
+binding) cost more than the time Slack's one post per second per channel leaves each digest once
+dozens of channels post at once. Holding them until the end of a round is safe: the deliveries
+were claimed before posting, so a crash before :meth:`PendingWrites.flush` leaves claims without
+marks, which the next wave settles by searching the channel's history
+(:mod:`suggestbot.jobs.digest_wave`): correct, only slower.
+
+:meth:`PendingWrites.flush` writes in the order that keeps every crash in between understood:
+
+1. shared-post records and thread bindings, so replies in the new threads refine from now on (a
+   round ends before its channels' next posts, about a second after its first);
+2. delivery marks, so the next wave needs no history search;
+3. the digests' own fields (last posted date, version, health); a mark without them is completed
+   by the next wave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.inspiration import SharedRoot, record_shared_many
+from suggestbot.slackapp.flows.records import Digest
+from suggestbot.store.codec import Record
+
+# Claims and marks of digest deliveries, keyed "{digest id}:{local date}".
+DELIVERIES_TABLE = "digest_deliveries"
+
+DigestChange = Callable[[Digest], Digest]
+
+
+class PendingWrites:
+    """One round's after-post records of one worker; not shared between threads."""
+
+    def __init__(self, deps: Deps) -> None:
+        self._deps = deps
+        self._roots: list[SharedRoot] = []
+        self._marks: dict[str, Record] = {}
+        self._changes: dict[str, DigestChange] = {}
+
+    def share(self, root: SharedRoot) -> None:
+        """Record a posted root and bind its thread."""
+        self._roots.append(root)
+
+    def mark(self, key: str, record: Record) -> None:
+        """Mark a delivery handled (replacing its claim)."""
+        self._marks[key] = record
+
+    def change_digest(self, digest_id: str, change: DigestChange) -> None:
+        """Bring a digest up to date; two changes of one digest apply in the order given."""
+        earlier = self._changes.get(digest_id)
+        self._changes[digest_id] = change if earlier is None else _then(earlier, change)
+
+    def flush(self) -> None:
+        """Write everything held (see the module docstring for the order) and start afresh."""
+        roots, marks, changes = self._roots, self._marks, self._changes
+        self._roots, self._marks, self._changes = [], {}, {}
+        record_shared_many(self._deps, roots)
+        if marks:
+            self._deps.records.store.put_many(DELIVERIES_TABLE, marks)
+        if changes:
+            self._deps.records.digests.update_many(changes)
+
+
+def _then(first: DigestChange, second: DigestChange) -> DigestChange:
+    return lambda digest: second(first(digest))
