@@ -36,13 +36,15 @@ def _shared_ready_made_thread(stage: Stage) -> tuple[str, list[str]]:
     ts = slackio.post(deps, channel=stage.channel, message=root)
     threads.bind_thread(
         deps,
-        team_id=stage.emu.team_id,
-        channel=stage.channel,
-        thread_ts=ts,
-        suggestions=[threads.bound(s) for s in newest.suggestions],
-        origin="inspiration",
-        segment_id=newest.segment_id,
-        use_case_id=newest.use_case_id,
+        threads.new_binding(
+            team_id=stage.emu.team_id,
+            channel=stage.channel,
+            thread_ts=ts,
+            suggestions=[threads.bound(s) for s in newest.suggestions],
+            origin="inspiration",
+            segment_id=newest.segment_id,
+            use_case_id=newest.use_case_id,
+        ),
     )
     return ts, [s.id for s in newest.suggestions]
 

@@ -27,12 +27,14 @@ def _offer(*numbers: int) -> list[threads.BoundSuggestion]:
 def _bind(deps: Any, offered: list[threads.BoundSuggestion], **extra: Any) -> Any:
     return threads.bind_thread(
         deps,
-        team_id="T1",
-        channel="C1",
-        thread_ts="1.0",
-        suggestions=offered,
-        origin="brief",
-        **extra,
+        threads.new_binding(
+            team_id="T1",
+            channel="C1",
+            thread_ts="1.0",
+            suggestions=offered,
+            origin="brief",
+            **extra,
+        ),
     )
 
 
@@ -57,7 +59,10 @@ def test_a_single_suggestion_is_chosen_at_once_and_several_wait_for_a_choice() -
     one = _bind(deps, _offer(1))
     assert (one.chosen_variant, one.head_suggestion_id) == (1, "s1")
     other = threads.bind_thread(
-        deps, team_id="T1", channel="C2", thread_ts="2.0", suggestions=_offer(3, 1, 2), origin="x"
+        deps,
+        threads.new_binding(
+            team_id="T1", channel="C2", thread_ts="2.0", suggestions=_offer(3, 1, 2), origin="x"
+        ),
     )
     assert other.head_suggestion_id is None
     assert [s.variant_no for s in other.suggestions] == [1, 2, 3]

@@ -149,17 +149,19 @@ def save(
     channel, ts = _post_root(deps, user_id=user_id, channel_id=channel_id, message=root)
     binding = threads.bind_thread(
         deps,
-        team_id=team_id,
-        channel=channel,
-        thread_ts=ts,
-        suggestions=[threads.bound(draft, ts=ts)],
-        origin="draft",
-        owner_user_id=user_id,
-        segment_id=segment_id,
-        use_case_id=use_case_id,
-        labels=labels,
-        root=root,
-        lang=lang,
+        threads.new_binding(
+            team_id=team_id,
+            channel=channel,
+            thread_ts=ts,
+            suggestions=[threads.bound(draft, ts=ts)],
+            origin="draft",
+            owner_user_id=user_id,
+            segment_id=segment_id,
+            use_case_id=use_case_id,
+            labels=labels,
+            root=root,
+            lang=lang,
+        ),
     )
     log.info("draft %s saved by %s and posted", draft.id, user_id)
     binding = threads.remember_thread(deps, binding)

@@ -132,43 +132,12 @@ def _without_images(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def bind_thread(
-    deps: Deps,
-    *,
-    team_id: str,
-    channel: str,
-    thread_ts: str,
-    suggestions: Sequence[BoundSuggestion],
-    origin: str,
-    owner_user_id: str | None = None,
-    segment_id: str | None = None,
-    use_case_id: str | None = None,
-    labels: dict[str, str] | None = None,
-    root: Message | None = None,
-    request_id: str | None = None,
-    lang: str = "en",
-) -> ThreadBinding:
-    """Make replies in the Slack thread ``thread_ts`` refine ``suggestions``; idempotent.
+def bind_thread(deps: Deps, binding: ThreadBinding) -> ThreadBinding:
+    """Make replies in the binding's Slack thread refine its suggestions; idempotent.
 
-    The arguments are :func:`new_binding`'s.
-
-    Returns:
-        The binding as stored (an earlier binding of the same thread wins).
+    ``binding`` comes from :func:`new_binding`. Returns the binding as stored (an earlier
+    binding of the same thread wins).
     """
-    binding = new_binding(
-        team_id=team_id,
-        channel=channel,
-        thread_ts=thread_ts,
-        suggestions=suggestions,
-        origin=origin,
-        owner_user_id=owner_user_id,
-        segment_id=segment_id,
-        use_case_id=use_case_id,
-        labels=labels,
-        root=root,
-        request_id=request_id,
-        lang=lang,
-    )
     bindings = table(deps)
     if not bindings.put_if_absent(binding.key, binding):
         existing = bindings.get(binding.key)
@@ -177,7 +146,7 @@ def bind_thread(
     log.info(
         "bound Slack thread %s (%s, %d suggestion(s))",
         binding.key,
-        origin,
+        binding.origin,
         len(binding.suggestions),
     )
     return binding
@@ -279,26 +248,28 @@ def binding_of(deps: Deps, *, channel: str, thread_ts: str) -> ThreadBinding | N
         raise NotReady(req.id)
     return bind_thread(
         deps,
-        team_id=req.team_id,
-        channel=channel,
-        thread_ts=thread_ts,
-        suggestions=[
-            BoundSuggestion(
-                suggestion_id=v.suggestion_id,
-                variant_no=v.variant_no,
-                kind=v.kind,
-                has_image=v.asset_ref is not None,
-                ts=v.ts,
-            )
-            for v in req.variants
-        ],
-        origin="brief",
-        owner_user_id=req.user_id,
-        segment_id=req.body.get("segment_id"),
-        use_case_id=req.body.get("use_case_id"),
-        labels=req.labels,
-        request_id=req.id,
-        lang=req.lang,
+        new_binding(
+            team_id=req.team_id,
+            channel=channel,
+            thread_ts=thread_ts,
+            suggestions=[
+                BoundSuggestion(
+                    suggestion_id=v.suggestion_id,
+                    variant_no=v.variant_no,
+                    kind=v.kind,
+                    has_image=v.asset_ref is not None,
+                    ts=v.ts,
+                )
+                for v in req.variants
+            ],
+            origin="brief",
+            owner_user_id=req.user_id,
+            segment_id=req.body.get("segment_id"),
+            use_case_id=req.body.get("use_case_id"),
+            labels=req.labels,
+            request_id=req.id,
+            lang=req.lang,
+        ),
     )
 
 
@@ -325,14 +296,16 @@ def _bind_shared_post(deps: Deps, *, channel: str, thread_ts: str) -> ThreadBind
     owner = raw.get("posted_by")
     return bind_thread(
         deps,
-        team_id=str(raw.get("team_id") or ""),
-        channel=channel,
-        thread_ts=thread_ts,
-        suggestions=offered,
-        origin=str(raw.get("source") or "inspiration"),
-        owner_user_id=str(owner) if owner else None,
-        segment_id=raw.get("segment_id"),
-        use_case_id=raw.get("use_case_id"),
+        new_binding(
+            team_id=str(raw.get("team_id") or ""),
+            channel=channel,
+            thread_ts=thread_ts,
+            suggestions=offered,
+            origin=str(raw.get("source") or "inspiration"),
+            owner_user_id=str(owner) if owner else None,
+            segment_id=raw.get("segment_id"),
+            use_case_id=raw.get("use_case_id"),
+        ),
     )
 
 
