@@ -187,7 +187,28 @@ def test_one_due_run_is_polled_alone(box: Sandbox, machine: ContentClient, deps:
     assert box.counters.get(GET_ONE) == 1
 
 
-def test_when_the_listing_fails_every_run_is_polled_again_later(
+def test_a_failing_listing_page_is_not_retried_and_its_runs_are_polled_alone(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    due = _watch(deps, _create_runs(box, machine, 5))
+    box.counters.reset()
+    box.faults.next_5xx = 1
+    alone: list[str] = []
+
+    handed = run_watcher.sweep(
+        deps,
+        due,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+    )
+
+    # the page failed once and was not asked again (a retry would have succeeded): no backoff
+    # holds up the other polls, each run is polled alone
+    assert box.counters.get(LIST) == 0
+    assert sorted(alone) == sorted(item.request_id for item in due) == sorted(handed)
+
+
+def test_when_the_service_fails_every_run_is_polled_again_later(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
     due = _watch(deps, _create_runs(box, machine, 5))
@@ -197,7 +218,6 @@ def test_when_the_listing_fails_every_run_is_polled_again_later(
 
     box.faults.error_rate_5xx = 0.0
     assert set(_next_polls(deps)) == {item.request_id for item in due}
-    assert box.counters.get(GET_ONE) == 0  # no storm of single reads at a failing service
 
 
 def test_a_poll_taken_early_keeps_the_schedule_of_when_it_was_due(

@@ -240,7 +240,7 @@ class ContentClient:
             "POST",
             "/v1/generation-runs",
             json=_dump(request),
-            idempotent=False,
+            retry=False,
             creates_run=True,
             expected_status=202,
         )
@@ -251,12 +251,21 @@ class ContentClient:
         return self._parse(GenerationRun, response)
 
     def list_runs_page(
-        self, *, cursor: str | None = None, created_by: str | None = None, limit: int | None = None
+        self,
+        *,
+        cursor: str | None = None,
+        created_by: str | None = None,
+        limit: int | None = None,
+        retry: bool = True,
     ) -> Page[GenerationRun]:
-        """One page of runs, newest first; pass the previous ``next_cursor`` for the next."""
+        """One page of runs, newest first; pass the previous ``next_cursor`` for the next.
+
+        ``retry=False`` fails at the first error instead of retrying with a backoff (for a
+        caller with a cheaper way out than waiting, such as the run watcher's sweeps).
+        """
         check_limit(limit)
         params = {"cursor": cursor, "created_by": created_by, "limit": limit}
-        return self._page(GenerationRunCollection, "/v1/generation-runs", params)
+        return self._page(GenerationRunCollection, "/v1/generation-runs", params, retry=retry)
 
     def iter_runs(
         self, *, created_by: str | None = None, limit: int | None = None
@@ -372,7 +381,7 @@ class ContentClient:
             "POST",
             "/v1/suggestions",
             json=_dump(request),
-            idempotent=False,
+            retry=False,
             expected_status=decisions.CREATE_DRAFT_STATUS,
         )
         return self._parse(Suggestion, response)
@@ -437,16 +446,20 @@ class ContentClient:
         *,
         params: dict[str, Any] | None = None,
         json: Any = None,
-        idempotent: bool = True,
+        retry: bool = True,
         creates_run: bool = False,
         expected_status: int = 200,
     ) -> httpx.Response:
-        """Send a request, retrying what may be retried; return a 2xx response or raise."""
+        """Send a request, retrying what may be retried; return a 2xx response or raise.
+
+        ``retry``: retry 5xx answers and network failures with a backoff (only for requests
+        that are safe to repeat, and whose caller would rather wait than fail).
+        """
         query = {key: value for key, value in (params or {}).items() if value is not None}
         retries = 0
         while True:
             request = self._http.build_request(method, path, params=query, json=json)
-            may_retry = idempotent and retries < self._max_retries
+            may_retry = retry and retries < self._max_retries
             try:
                 response = self._http.send(request, auth=self._auth)
             except httpx.TransportError as exc:
@@ -525,8 +538,10 @@ class ContentClient:
         collection_type: type[Collection[ItemT]],
         path: str,
         params: dict[str, Any],
+        *,
+        retry: bool = True,
     ) -> Page[ItemT]:
-        response = self._request("GET", path, params=params)
+        response = self._request("GET", path, params=params, retry=retry)
         collection = self._parse(collection_type, response)
         return Page(items=collection.items, next_cursor=collection.meta.next_cursor)
 

@@ -108,17 +108,8 @@ def sweep(
             poll(deps, req.id, due_at=at)
         return set()
     finished_elsewhere: list[GenerationRun] = []
-    try:
-        deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
-        found = _read_listing(deps, watched, finished_elsewhere, deadline)
-    except _TRANSIENT as exc:
-        log.warning("listing runs failed (%s); polling %d runs again later", exc, len(watched))
-        for req, at in watched.values():
-            _again(deps, req, at)
-        return set()
-    except ContentApiError as exc:
-        log.warning("listing runs failed (%s); polling each of %d runs", exc, len(watched))
-        found = {}
+    deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
+    found = _read_listing(deps, watched, finished_elsewhere, deadline)
     handed: set[str] = set()
     for run_id, (req, at) in watched.items():
         run = found.get(run_id)
@@ -197,13 +188,26 @@ def _read_listing(
     deadline: float | None,
 ) -> dict[str, GenerationRun]:
     """The watched runs met in the listing's first pages (at most half as many pages as runs,
-    none begun after ``deadline``); other finished runs met go to ``finished_elsewhere``."""
+    none begun after ``deadline``); other finished runs met go to ``finished_elsewhere``.
+
+    A page that fails is not retried: the runs not met by then are polled alone, each with the
+    client's retries, which is what polling without sweeps would have done (a sweep waiting
+    out a backoff would hold up every other poll of the workspace).
+    """
     budget = math.ceil(len(watched) / 2)
     oldest = min(req.sent_at or req.created_at for req, _ in watched.values()) - AGE_MARGIN_S
     found: dict[str, GenerationRun] = {}
     cursor: str | None = None
     for _ in range(budget):
-        page = deps.content.list_runs_page(cursor=cursor, limit=PAGE_SIZE)
+        try:
+            page = deps.content.list_runs_page(cursor=cursor, limit=PAGE_SIZE, retry=False)
+        except ContentApiError as exc:
+            log.warning(
+                "listing runs failed (%s); polling the %d runs not met alone",
+                exc,
+                len(watched) - len(found),
+            )
+            break
         for run in page.items:
             if run.id in watched:
                 found[run.id] = run
