@@ -8,6 +8,7 @@ across restarts); ``stop`` lets work in flight finish and closes what was opened
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Callable
 from typing import Any
 
@@ -51,11 +52,20 @@ def slack_retry_handlers() -> list[RetryHandler]:
     ]
 
 
-def slack_client(settings: Settings) -> WebClient:
+def slack_ssl_context() -> ssl.SSLContext:
+    """One TLS context for every call to Slack: without it urllib builds one (loading the CA
+    bundle) for every HTTPS connection the ``WebClient`` opens."""
+    return ssl.create_default_context()
+
+
+def slack_client(settings: Settings, *, ssl_context: ssl.SSLContext | None = None) -> WebClient:
     """The single-workspace ``WebClient``, with the bot token and the retry policy."""
     token = settings.slack_bot_token.get_secret_value() if settings.slack_bot_token else None
     return WebClient(
-        token=token, base_url=settings.slack_api_url, retry_handlers=slack_retry_handlers()
+        token=token,
+        base_url=settings.slack_api_url,
+        retry_handlers=slack_retry_handlers(),
+        ssl=ssl_context or slack_ssl_context(),
     )
 
 
@@ -106,6 +116,7 @@ class Runtime:
         self.content = content or self._service_client()
         # Installed by OAuth in any number of workspaces (else: one, with SLACK_BOT_TOKEN).
         self.tenancy: Tenancy | None = None
+        tls = slack_ssl_context()
         if settings.oauth_install:
             self.tenancy = Tenancy(
                 settings,
@@ -113,8 +124,9 @@ class Runtime:
                 vault=self.vault,
                 default_content=self.content,
                 retry_handlers=slack_retry_handlers(),
+                ssl_context=tls,
             )
-        self.slack = self.tenancy.slack if self.tenancy else slack_client(settings)
+        self.slack = self.tenancy.slack if self.tenancy else slack_client(settings, ssl_context=tls)
         self.scheduler = Scheduler()
         self.timers = SchedulerTimers(self.scheduler)
         # Copies the context into each task, so background work keeps its workspace.

@@ -4,6 +4,7 @@ a workspace can do once it has installed it."""
 from __future__ import annotations
 
 import re
+import ssl
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -15,6 +16,7 @@ from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient, UserTokenAuth
 from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
 from suggestbot.installations.tenancy import Tenancy, authorization_url
+from suggestbot.runtime import slack_client
 from suggestbot.slackapp.http import REDIRECT_PATH
 from suggestbot.store import MemoryStore, TokenVault, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
@@ -165,3 +167,13 @@ def test_oauth_needs_a_state_secret() -> None:
 )
 def test_slacks_approval_page_is_found_next_to_its_web_api(api_url: str, authorize: str) -> None:
     assert authorization_url(api_url) == authorize
+
+
+def test_every_slack_client_shares_one_tls_context(world: OAuthWorld) -> None:
+    # urllib would otherwise build a context (and load the CA bundle) per HTTPS connection
+    tenancy = world.app.tenancy
+    assert tenancy is not None
+    assert isinstance(world.app.slack.ssl, ssl.SSLContext)
+    assert tenancy.oauth_client.ssl is world.app.slack.ssl
+    single = slack_client(Settings(_env_file=None, slack_bot_token="xoxb-1"))
+    assert isinstance(single.ssl, ssl.SSLContext)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from ssl import SSLContext
 from typing import Any
 
 from slack_bolt import App
@@ -72,6 +73,7 @@ class Tenancy:
         default_content: ContentClient,
         retry_handlers: list[RetryHandler],
         rotation_minutes: int = DEFAULT_EXPIRATION_MINUTES,
+        ssl_context: SSLContext | None = None,
     ) -> None:
         client_id = settings.slack_client_id
         client_secret = settings.slack_client_secret
@@ -94,7 +96,9 @@ class Tenancy:
         self.rotation_minutes = rotation_minutes
         api_url = settings.slack_api_url
         # oauth.v2.access (code and refresh token exchanges) and auth.test with explicit tokens.
-        self.oauth_client = WebClient(base_url=api_url, retry_handlers=list(retry_handlers))
+        self.oauth_client = WebClient(
+            base_url=api_url, retry_handlers=list(retry_handlers), ssl=ssl_context
+        )
         self.installations = EncryptedInstallationStore(store, vault, client_id=client_id)
         self.states = SignedStateStore(store, secret=state_secret.get_secret_value())
         self.rotator = SerialTokenRotator(
@@ -109,7 +113,10 @@ class Tenancy:
             expiration_minutes=rotation_minutes,
         )
         self.slack = TeamWebClient(
-            tokens=self.tokens, base_url=api_url, retry_handlers=list(retry_handlers)
+            tokens=self.tokens,
+            base_url=api_url,
+            retry_handlers=list(retry_handlers),
+            ssl=ssl_context,
         )
         self.contents = ContentClients(store=store, vault=vault, default=default_content)
         self.content = TeamContentProxy(self.contents).as_client()
