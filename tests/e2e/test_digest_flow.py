@@ -27,7 +27,7 @@ from suggestbot.jobs.digest_wave import (
 from suggestbot.slackapp.flows import digests, threads
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.digest_schedule import WEEKDAYS, from_epoch, next_fire
-from suggestbot.slackapp.flows.inspiration import read_newest
+from suggestbot.slackapp.flows.inspiration import Asker, read_newest
 from suggestbot.slackapp.flows.records import Digest, shared_post_key
 from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 
@@ -488,6 +488,20 @@ def test_pause_resume_preview_and_remove_by_command(stage: Stage) -> None:
     assert deps.records.digests.get(digest.id) is None
     stage.slack.slash_command(ALICE, stage.channel, "digest frobnicate")
     wait_ephemeral(stage, ALICE, "I don't know `/suggest digest frobnicate`")
+
+
+def test_a_digest_id_from_another_workspace_changes_nothing(stage: Stage) -> None:
+    deps = deps_of(stage)
+    digest = add_digest(stage, stage.channel)
+    # one install serves many workspaces; ids travel in button values
+    stranger = Asker(team_id="T0ELSEWHERE", user_id=ALICE, channel_id=stage.channel)
+
+    digests.set_paused(deps, stranger, digest.id, paused=True)
+    digests.remove(deps, stranger, digest.id)
+
+    assert stage.emu.ephemeral_transcript(ALICE).count("No single digest matches") == 2
+    kept = reload(stage, digest)
+    assert kept is not None and not kept.paused
 
 
 def test_digest_add_in_a_channel_without_the_bot_says_to_invite_it(stage: Stage) -> None:

@@ -153,9 +153,19 @@ def describe_added(digest: Digest, *, lang: str, now: float) -> str:
     )
 
 
+def _of_askers_team(deps: Deps, asker: Asker, digest_id: str) -> Digest | None:
+    """The digest, if it belongs to the asker's workspace (ids travel in button values; one
+    install serves many workspaces, and none may touch another's digests)."""
+    digest = deps.records.digests.get(digest_id)
+    return digest if digest is not None and digest.team_id == asker.team_id else None
+
+
 def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> None:
     """Pause or resume by hand. Resuming never posts a time already past today."""
     now = deps.clock()
+    if _of_askers_team(deps, asker, digest_id) is None:
+        say(deps, asker, "digest.not_found", ref=digest_id)
+        return
 
     def change(d: Digest) -> Digest:
         if paused:
@@ -171,7 +181,7 @@ def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> Non
 
 
 def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
-    digest = deps.records.digests.get(digest_id)
+    digest = _of_askers_team(deps, asker, digest_id)
     if digest is None or not deps.records.digests.delete(digest_id):
         say(deps, asker, "digest.not_found", ref=digest_id)
         return
@@ -233,7 +243,7 @@ def render(
 
 def preview(deps: Deps, asker: Asker, digest_id: str) -> None:
     """Show the digest as it would be posted now, to the asker only; changes nothing."""
-    digest = deps.records.digests.get(digest_id)
+    digest = _of_askers_team(deps, asker, digest_id)
     if digest is None:
         say(deps, asker, "digest.not_found", ref=digest_id)
         return
