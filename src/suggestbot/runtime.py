@@ -27,7 +27,7 @@ from suggestbot.embedded import EmbeddedSandbox
 from suggestbot.health import Health, ServiceProbe, probe_client
 from suggestbot.installations.scope import ContextExecutor
 from suggestbot.installations.tenancy import Tenancy
-from suggestbot.jobs import digest_wave, inspiration_watch
+from suggestbot.jobs import digest_wave, inspiration_watch, retention
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
@@ -203,6 +203,9 @@ class Runtime:
         self.scheduler.start()
         self.timers.start()
         self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
+        self.scheduler.every(
+            "unsent:prune", retention.EVERY_S, lambda: retention.prune_unsent(self.deps)
+        )
         resume_all(self.deps)
         digest_wave.schedule(self.scheduler, self.deps)
         inspiration_watch.schedule(self.scheduler, self.deps)

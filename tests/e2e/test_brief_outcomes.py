@@ -3,8 +3,11 @@ rejected tokens, a bot that is not in the channel, bad input."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
+from suggestbot.jobs import retention
 from suggestbot.sandbox.faults import RateLimit
 from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 
@@ -164,6 +167,27 @@ def test_unlinked_user_is_prompted_and_the_brief_is_kept_for_one_click(stage: St
     )
     assert view["callback_id"] == "brief"
     assert "Remember me until I connect" in str(view)
+
+
+def test_a_resend_pressed_after_the_text_was_forgotten_says_so(stage: Stage) -> None:
+    stage.slack.slash_command(ALICE, stage.channel, "brief Typed long ago, never sent")
+    wait_for(lambda: stage.emu.ephemerals(ALICE), what="the connect prompt")
+    prompt = stage.emu.ephemerals(ALICE)[-1]
+    deps = stage.runtime.deps if stage.runtime else None
+    assert deps is not None
+    now = time.time()
+    deps.clock = lambda: now + 31 * 24 * 3600  # a month later
+    assert retention.prune_unsent(deps) == 1
+    deps.clock = time.time
+
+    stage.slack.press_button(prompt, "Resend", user_id=ALICE)
+
+    wait_for(
+        lambda: "no longer kept" in stage.emu.ephemeral_transcript(ALICE),
+        what="the explanation",
+        detail=lambda: stage.emu.ephemeral_transcript(ALICE),
+    )
+    assert stage.emu.current_view(ALICE) is None
 
 
 def test_a_rejected_token_is_not_kept_and_the_user_is_told(stage: Stage) -> None:

@@ -3,6 +3,7 @@ created" (design §4): turns, variant choice, the question when a reply is ambig
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from refine_helpers import (
     wait_turn,
 )
 
+from suggestbot.jobs import retention
 from suggestbot.sandbox import RunTiming
 from suggestbot.stage import ALICE, Stage, wait_for
 
@@ -105,6 +107,35 @@ def test_ambiguous_reply_asks_which_variant_and_keeps_the_text(stage: Stage) -> 
     assert run.request.parent_suggestion_id == variant_ids[3]
     assert run.request.instruction == "Add a line about the weather forecast"
     assert "Refining variant 3" in ephemeral_text(stage, ALICE)
+
+
+def test_a_choice_pressed_after_the_reply_was_forgotten_says_so(stage: Stage) -> None:
+    connect(stage, ALICE)
+    ts = brief_thread(stage, ALICE, "Email inviting hikers to the spring trail day", variants=2)
+    reply(stage, ALICE, ts, "Mention the shuttle bus")
+    question = wait_for(
+        lambda: next(
+            (e for e in stage.emu.ephemerals(ALICE, stage.channel) if "Which one" in e["text"]),
+            None,
+        ),
+        what="the question which variant",
+    )
+    runs_before = len(runs_of(stage))
+    deps = stage.runtime.deps if stage.runtime else None
+    assert deps is not None
+    now = time.time()
+    deps.clock = lambda: now + 8 * 24 * 3600  # over a week later
+    assert retention.prune_unsent(deps) == 1
+    deps.clock = time.time
+
+    stage.slack.press_button(question, "Variant 2", user_id=ALICE)
+
+    wait_for(
+        lambda: "no longer kept" in ephemeral_text(stage, ALICE),
+        what="the explanation",
+        detail=lambda: ephemeral_text(stage, ALICE),
+    )
+    assert len(runs_of(stage)) == runs_before
 
 
 def test_refine_button_opens_the_modal_and_refines_that_variant(stage: Stage) -> None:

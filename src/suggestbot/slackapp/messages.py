@@ -309,6 +309,10 @@ _EN: dict[str, str] = {
     "choose.already": "This thread already continues *variant {n}*: replies refine its newest "
     "turn (threads do not branch). Refine that with your reply?",
     "choose.taken": ":white_check_mark: Refining variant {n} with your reply.",
+    "choose.gone": "That reply was already sent, or is no longer kept (unsent replies are kept "
+    "for {days} days). Reply in the thread again to refine.",
+    "held.gone": "That text is no longer kept (text that could not be sent is kept for {days} "
+    "days). Please type it again.",
     "turn.header": "Turn {n} · {kind}",
     "turn.asked": "<@{user}> asked:",
     "turn.sending": ":outbox_tray: Sending the refinement from <@{user}>…",
@@ -749,6 +753,10 @@ _DE: dict[str, str] = {
     "choose.already": "Dieser Thread geht bereits mit *Variante {n}* weiter: Antworten "
     "verfeinern ihre neueste Runde (Threads verzweigen sich nicht). Damit verfeinern?",
     "choose.taken": ":white_check_mark: Variante {n} wird mit deiner Antwort verfeinert.",
+    "choose.gone": "Diese Antwort wurde schon gesendet oder wird nicht mehr aufbewahrt (nicht "
+    "gesendete Antworten bleiben {days} Tage). Antworte noch einmal im Thread, um zu verfeinern.",
+    "held.gone": "Dieser Text wird nicht mehr aufbewahrt (nicht gesendeter Text bleibt {days} "
+    "Tage). Bitte tippe ihn noch einmal.",
     "turn.header": "Runde {n} · {kind}",
     "turn.asked": "<@{user}> bat um:",
     "turn.sending": ":outbox_tray: Sende die Verfeinerung von <@{user}>…",

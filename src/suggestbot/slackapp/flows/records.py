@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, Field
@@ -87,6 +88,10 @@ class Request(BaseModel):
     @property
     def steering_text(self) -> str:
         return str(self.body.get("steering_text") or self.body.get("instruction") or "")
+
+
+# How long text that could not be sent is kept for its one-click resend (jobs/retention.py).
+KEEP_HELD = timedelta(days=30)
 
 
 class HeldInput(BaseModel):

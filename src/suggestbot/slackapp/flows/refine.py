@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from datetime import timedelta
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -43,6 +44,10 @@ PENDING_TABLE = "pending_instructions"
 IMAGE_REGENERATE = "regenerate"
 # Slack answers these when an ephemeral cannot reach the user in that conversation.
 _EPHEMERAL_UNREACHABLE = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
+
+
+# How long a reply waiting for its variant to be chosen is kept (jobs/retention.py).
+KEEP_PENDING = timedelta(days=7)
 
 
 class PendingInstruction(BaseModel):
@@ -297,7 +302,12 @@ def on_choice(deps: Deps, *, value: str, user_id: str, response_url: str | None)
     """A button of the "which variant?" question (``N``; 0 = the lineage's newest turn)."""
     pending_id, _, number_text = value.rpartition(":")
     kept = pending(deps).get(pending_id)
-    if kept is None or kept.user_id != user_id or not number_text.isdigit():
+    if kept is None:
+        lang = deps.lang_of(user_id)
+        text = t("choose.gone", lang, days=KEEP_PENDING.days)
+        respond(response_url, build_notice(lang=lang, text=text))
+        return
+    if kept.user_id != user_id or not number_text.isdigit():
         return
     binding = threads.get(deps, channel=kept.channel, thread_ts=kept.thread_ts)
     if binding is None:

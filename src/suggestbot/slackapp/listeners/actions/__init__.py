@@ -11,6 +11,7 @@ from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.flows import brief, linking, refine, results, slackio
 from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.records import KEEP_HELD
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_brief_modal, open_connect_modal
 from suggestbot.slackapp.messages import t
@@ -78,6 +79,7 @@ def _resend_held(deps: Deps, body: dict[str, Any]) -> None:
     user_id, team_id = body["user"]["id"], body["user"]["team_id"]
     held = deps.records.held.get(_value(body))
     if held is None:
+        _tell(deps, body, t("held.gone", deps.lang_of(user_id), days=KEEP_HELD.days))
         return
     if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
         open_connect_modal(deps, trigger_id=body["trigger_id"], user_id=user_id, held_id=held.id)
