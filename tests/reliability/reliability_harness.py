@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -51,10 +52,30 @@ LEAK_SHAPES = re.compile(
 
 
 def free_port() -> int:
-    """A loopback port nobody listens on right now (the app keeps it across restarts)."""
-    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+    """A loopback port nobody uses right now, for the app to keep across restarts.
+
+    Taken below the kernel's ephemeral range: a port from that range (what binding port 0
+    gives) can be handed to any outgoing connection of the tests between this check and the
+    app's bind, or while the app is down between a kill and its restart.
+    """
+    low = _ephemeral_low()
+    candidates = list(range(max(1024, low - 12000), low - 1000))
+    random.shuffle(candidates)
+    for port in candidates[:200]:
+        with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port below the ephemeral range")
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
 
 
 @dataclass
