@@ -116,6 +116,17 @@ def reply(stage: Stage, user: str, ts: str, text: str) -> None:
     assert posted.delivery is not None and posted.delivery.acked_in_time
 
 
+def wait_ephemeral_with(stage: Stage, user: str, words: str) -> dict[str, Any]:
+    """The first ephemeral of ``user`` in the stage's channel whose text holds ``words``."""
+    found: dict[str, Any] = wait_for(
+        lambda: next(
+            (e for e in stage.emu.ephemerals(user, stage.channel) if words in e["text"]), None
+        ),
+        what=f"an ephemeral saying {words!r}",
+    )
+    return found
+
+
 def ephemeral_text(stage: Stage, user: str) -> str:
     return stage.emu.ephemeral_transcript(user, stage.channel)
 

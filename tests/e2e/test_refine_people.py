@@ -14,6 +14,7 @@ from refine_helpers import (
     reply,
     service,
     thread_messages,
+    wait_ephemeral_with,
     wait_turn,
 )
 
@@ -89,13 +90,7 @@ def test_a_parent_the_replier_cannot_see_is_explained_not_failed(stage: Stage) -
 def test_unlinked_replier_is_asked_to_connect_and_resends_with_one_click(stage: Stage) -> None:
     ts, _ = _shared_ready_made_thread(stage)
     reply(stage, CAROL, ts, "2: mention the rain jackets")
-    prompt = wait_for(
-        lambda: next(
-            (e for e in stage.emu.ephemerals(CAROL, stage.channel) if "connect" in e["text"]),
-            None,
-        ),
-        what="the connect prompt",
-    )
+    prompt = wait_ephemeral_with(stage, CAROL, "connect")
     assert prompt.get("thread_ts") == ts
     assert refinement_runs(stage) == []
 

@@ -21,6 +21,7 @@ from refine_helpers import (
     thread_messages,
     thread_of_head,
     turns,
+    wait_ephemeral_with,
     wait_turn,
 )
 
@@ -92,13 +93,7 @@ def test_ambiguous_reply_asks_which_variant_and_keeps_the_text(stage: Stage) -> 
     variant_ids = _variant_ids(stage, ts)
     runs_before = len(runs_of(stage))
     reply(stage, ALICE, ts, "Add a line about the weather forecast")
-    question = wait_for(
-        lambda: next(
-            (e for e in stage.emu.ephemerals(ALICE, stage.channel) if "Which one" in e["text"]),
-            None,
-        ),
-        what="the question which variant",
-    )
+    question = wait_ephemeral_with(stage, ALICE, "Which one")
     assert "Add a line about the weather forecast" in ephemeral_text(stage, ALICE)
     assert len(runs_of(stage)) == runs_before  # nothing sent before the answer
     stage.slack.press_button(question, "Variant 3", user_id=ALICE)
@@ -113,13 +108,7 @@ def test_a_choice_pressed_after_the_reply_was_forgotten_says_so(stage: Stage) ->
     connect(stage, ALICE)
     ts = brief_thread(stage, ALICE, "Email inviting hikers to the spring trail day", variants=2)
     reply(stage, ALICE, ts, "Mention the shuttle bus")
-    question = wait_for(
-        lambda: next(
-            (e for e in stage.emu.ephemerals(ALICE, stage.channel) if "Which one" in e["text"]),
-            None,
-        ),
-        what="the question which variant",
-    )
+    question = wait_ephemeral_with(stage, ALICE, "Which one")
     runs_before = len(runs_of(stage))
     deps = stage.runtime.deps if stage.runtime else None
     assert deps is not None
