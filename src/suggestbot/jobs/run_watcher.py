@@ -103,21 +103,27 @@ def sweep(
         req = _watched(deps, item.request_id)
         if req is not None and req.run_id is not None:
             watched[req.run_id] = (req, item.at)
+    handed: set[str] = set()
+
+    def alone(req: Request, at: float) -> None:
+        """One run polled by itself: in a worker when one is offered, else right here."""
+        if poll_alone is None:
+            poll(deps, req.id, due_at=at)
+        else:
+            poll_alone(req.id, at)
+            handed.add(req.id)
+
     if len(watched) < SWEEP_MIN_RUNS:
         for req, at in watched.values():
-            poll(deps, req.id, due_at=at)
-        return set()
+            alone(req, at)
+        return handed
     finished_elsewhere: list[GenerationRun] = []
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     found = _read_listing(deps, watched, finished_elsewhere, deadline)
-    handed: set[str] = set()
     for run_id, (req, at) in watched.items():
         run = found.get(run_id)
-        if run is None and poll_alone is not None:
-            poll_alone(req.id, at)
-            handed.add(req.id)
-        elif run is None:
-            poll(deps, req.id, due_at=at)
+        if run is None:
+            alone(req, at)
         elif _needs_settling(req, run):
             hand_over(req.id, run)
             handed.add(req.id)

@@ -22,12 +22,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from suggestbot.contentapi import GenerationRun
-from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
+from suggestbot.slackapp.flows.brief import first_poll_delay
 from suggestbot.slackapp.flows.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -131,13 +131,8 @@ class SchedulerTimers:
                         self.watching.release(item.request_id for item in due)
             self.watching.wait(now=time.time(), at_most_s=IDLE_WAKE_S)
 
-    @staticmethod
-    def _interval(deps: Deps) -> float:
-        """The shortest poll interval of the schedule (10 s, scaled)."""
-        return (next_poll_delay(0.0) or 10.0) * deps.poll_scale
-
     def _horizon(self, deps: Deps) -> float:
-        interval = self._interval(deps)
+        interval = first_poll_delay(deps)
         with self._lock:
             slowest = max(self._recent_sweeps_s, default=0.0)
         early = max(EARLY_SHARE * interval, SWEEP_MARGIN * slowest)
@@ -184,7 +179,7 @@ class SchedulerTimers:
                     hand_over=self._hand_over,
                     claim_finished=self._claim_finished,
                     poll_alone=self._poll_alone,
-                    time_budget_s=SWEEP_BUDGET_SHARE * self._interval(deps),
+                    time_budget_s=SWEEP_BUDGET_SHARE * first_poll_delay(deps),
                 )
             with self._lock:
                 self._recent_sweeps_s.append(time.monotonic() - started)
