@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from jobs_helpers import store_only_deps
 
 from suggestbot.jobs import retention
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import KEEP_HELD, HeldInput, Records
+from suggestbot.slackapp.flows.records import KEEP_HELD, HeldInput
 from suggestbot.slackapp.flows.refine import KEEP_PENDING, PendingInstruction, pending
-from suggestbot.store import MemoryStore
 
 DAY = 24 * 3600.0
 NOW = 1_800_000_000.0
 
 
-def _deps() -> Deps:
-    return Deps(
-        records=Records(MemoryStore()),
-        vault=cast(Any, None),
-        content=cast(Any, None),
-        slack=cast(Any, None),
-        timers=cast(Any, None),
-        clock=lambda: NOW,
-    )
-
-
 def test_held_text_and_pending_replies_go_after_their_keeping_time_only() -> None:
-    deps = _deps()
+    deps = store_only_deps(clock=lambda: NOW)
     held_days, pending_days = KEEP_HELD.days, KEEP_PENDING.days
     for days in (held_days - 1, held_days + 1):
         held = HeldInput(

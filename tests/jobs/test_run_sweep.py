@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any, cast
+from typing import cast
 
 import pytest
+from jobs_helpers import store_only_deps
 
 from suggestbot.contentapi import (
     ClientCredentialsAuth,
@@ -24,8 +25,7 @@ from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Records, Request
-from suggestbot.store import MemoryStore
+from suggestbot.slackapp.flows.records import Request
 
 LIST = "GET /v1/generation-runs"
 GET_ONE = "GET /v1/generation-runs/{run_id}"
@@ -68,14 +68,8 @@ def machine(box: Sandbox) -> Iterator[ContentClient]:
 
 @pytest.fixture
 def deps(machine: ContentClient) -> Deps:
-    return Deps(
-        records=Records(MemoryStore()),
-        vault=cast(Any, None),
-        content=machine,
-        slack=cast(Any, None),  # nothing here talks to Slack: finished runs are handed over
-        timers=NotedTimers(),
-        poll_scale=SCALE,
-    )
+    # nothing here talks to Slack: finished runs are handed over
+    return store_only_deps(content=machine, timers=NotedTimers(), poll_scale=SCALE)
 
 
 def _create_runs(box: Sandbox, machine: ContentClient, count: int) -> list[GenerationRun]:

@@ -6,17 +6,17 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, cast
+from typing import Any
 
 import pytest
+from jobs_helpers import store_only_deps
 
 from suggestbot.jobs import timers as timers_module
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.jobs.watch_list import Due
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Records, Request
-from suggestbot.store import MemoryStore
+from suggestbot.slackapp.flows.records import Request
 
 
 class FakeSweeps:
@@ -48,14 +48,7 @@ class FakeSweeps:
 def running() -> Iterator[tuple[SchedulerTimers, Deps]]:
     scheduler = Scheduler(workers=2)
     timers = SchedulerTimers(scheduler)
-    deps = Deps(
-        records=Records(MemoryStore()),
-        vault=cast(Any, None),
-        content=cast(Any, None),
-        slack=cast(Any, None),
-        timers=timers,
-        poll_scale=0.001,
-    )
+    deps = store_only_deps(timers=timers, poll_scale=0.001)
     timers.deps = deps
     scheduler.start()
     timers.start()
