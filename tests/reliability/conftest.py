@@ -8,16 +8,14 @@ the end of the session so that its scan covers what the whole suite wrote.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from reliability_harness import Evidence, ProcessStage
+from reliability_harness import Evidence, ProcessStage, StageFactory
 
 SECRETS_SCAN_MODULE = "test_reliability_secrets.py"
-
-StageFactory = Callable[..., ProcessStage]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -526,3 +526,7 @@ __all__ = [
     "wait_for",
     "wait_quiet",
 ]
+
+
+# What the ``process_stage`` fixture gives a test: a call that starts a stage (see conftest).
+StageFactory = Callable[..., ProcessStage]

@@ -17,10 +17,10 @@ from urllib.parse import parse_qs, urlencode
 
 import httpx
 import pytest
-from conftest import StageFactory
 from reliability_harness import (
     LEAK_SHAPES,
     ProcessStage,
+    StageFactory,
     brief_modal,
     brief_values,
     database_snapshot,

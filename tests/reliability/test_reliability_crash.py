@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
-from conftest import StageFactory
 from reliability_harness import (
     ProcessStage,
+    StageFactory,
     brief_modal,
     brief_values,
     is_ready,

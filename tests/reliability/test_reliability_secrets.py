@@ -14,12 +14,12 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import StageFactory
 from reliability_harness import (
     DB_FILENAME,
     SECRET_SHAPES,
     Evidence,
     ProcessStage,
+    StageFactory,
     brief_modal,
     brief_values,
     files_under,

@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 import pytest
-from conftest import StageFactory
 from reliability_harness import (
     ProcessStage,
+    StageFactory,
     buttons_of,
     database_snapshot,
     generic_errors,

@@ -14,9 +14,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import StageFactory
 from reliability_harness import (
     ProcessStage,
+    StageFactory,
     brief_modal,
     brief_values,
     database_snapshot,
