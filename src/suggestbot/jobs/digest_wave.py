@@ -52,7 +52,6 @@ from suggestbot.slackapp.messages import t
 log = logging.getLogger(__name__)
 
 JOB_ID = "digests:wave"
-EVERY_S = 60.0
 DIGEST_ROLE = "digest"
 LOCALE_MISMATCH = "content_locale_mismatch"
 # Re-mint image URLs that would expire within this long (they are valid 15 minutes).
@@ -227,7 +226,11 @@ class _Contents:
 
 
 def schedule(scheduler: Scheduler, deps: Deps) -> None:
-    """Run a wave every minute on the real clock (and forget old claims once an hour)."""
+    """Run a wave at second 0 of every minute, and once at start (forget old claims hourly).
+
+    Digests are due on the minute; the wave starts then, so the first post follows within
+    the time one inspiration read and one post take.
+    """
     pruned_hour = [-1]
 
     def tick() -> None:
@@ -254,7 +257,7 @@ def schedule(scheduler: Scheduler, deps: Deps) -> None:
                 report.paused,
             )
 
-    scheduler.every(JOB_ID, EVERY_S, tick)
+    scheduler.each_minute(JOB_ID, tick)
 
 
 def run_wave(deps: Deps, *, now: datetime, pacer: ChannelPacer = PACER) -> WaveReport:

@@ -19,6 +19,7 @@ from typing import Any
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.jobstores.base import JobLookupError
 from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.date import DateTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 
@@ -28,7 +29,7 @@ DEFAULT_WORKERS = 16
 
 
 class Scheduler:
-    """A small facade over ``BackgroundScheduler``: one-shot timers and interval jobs."""
+    """A small facade over ``BackgroundScheduler``: one-shot timers, interval and minute jobs."""
 
     def __init__(self, *, workers: int = DEFAULT_WORKERS) -> None:
         self._executor = ThreadPoolExecutor(max_workers=workers)
@@ -70,6 +71,25 @@ class Scheduler:
         self._scheduler.add_job(
             fn, trigger=IntervalTrigger(seconds=seconds), id=job_id, replace_existing=True
         )
+
+    def each_minute(self, job_id: str, fn: Callable[..., Any], *, now_too: bool = True) -> None:
+        """Run ``fn`` at second 0 of every minute on the wall clock, and (``now_too``) once now.
+
+        Minute jobs are due *on* the minute: an interval counted from process start would run
+        them up to 59 s late. The extra run at start catches up on the minute a restart missed.
+        """
+        self._scheduler.add_job(
+            fn,
+            trigger=CronTrigger(second=0, timezone=UTC),
+            id=job_id,
+            replace_existing=True,
+            **({"next_run_time": datetime.now(UTC)} if now_too else {}),
+        )
+
+    def next_fire(self, job_id: str) -> datetime | None:
+        """When job ``job_id`` runs next (``None``: no such job, or it is paused)."""
+        job = self._scheduler.get_job(job_id)
+        return None if job is None else job.next_run_time
 
     def cancel(self, job_id: str) -> None:
         with contextlib.suppress(JobLookupError):
