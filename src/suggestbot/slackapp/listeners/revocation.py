@@ -29,7 +29,8 @@ from suggestbot.slackapp.flows.deps import Deps
 log = logging.getLogger(__name__)
 
 UNINSTALLED = "app_uninstalled"
-BOT_TOKEN_REVOKED = "tokens_revoked"
+# What Slack answers every call made with a revoked token (shown as a paused digest's reason).
+BOT_TOKEN_REVOKED = "token_revoked"
 
 
 def register(app: App, deps: Deps) -> None:
