@@ -102,6 +102,16 @@ def test_text_that_is_not_text_gets_the_clear_message_in_replies_and_modals(
     assert stage.emu.current_view(ALICE) is not None
     stage.slack.close_view(ALICE, clear=True)
 
+    # The Refine… modal of a variant.
+    variant = stage.emu.messages(stage.channel, thread_ts=ts)[1]
+    stage.slack.press_button(variant, t("refine.button", "en"), user_id=ALICE)
+    wait_for(lambda: (stage.emu.current_view(ALICE) or {}).get("submit"), what="the refine modal")
+    refused = stage.slack.submit_view(
+        ALICE, {t("refine.instruction", "en"): f"warmer {LONE_SURROGATE}"}
+    )
+    assert list(refused.errors.values()) == [t("input.invalid_encoding", "en")]
+    stage.slack.close_view(ALICE, clear=True)
+
     # The draft modal: both fields checked, each told.
     stage.slack.slash_command(ALICE, stage.channel, "draft")
     wait_for(lambda: stage.emu.current_view(ALICE), what="the draft modal")

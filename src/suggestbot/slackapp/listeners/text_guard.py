@@ -22,9 +22,12 @@ from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import view_values
 
-# The brief keeps the brief's own wording (the same the brief check gives for control
-# characters); every other input gets the general one.
-_KEYS = {ids.INPUT_BRIEF: "brief.input_invalid_encoding"}
+# The brief and a thread name keep the wording their own checks give for control characters;
+# every other input gets the general one.
+_KEYS = {
+    ids.INPUT_BRIEF: "brief.input_invalid_encoding",
+    ids.INPUT_THREAD_NAME: "rename.thread_name_not_plain_text",
+}
 
 
 def invalid_inputs(view: dict[str, Any]) -> list[str]:
