@@ -19,7 +19,13 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from reliability_harness import StageFactory, wait_for
+from reliability_harness import (
+    StageFactory,
+    result_problems,
+    roots_by_tag,
+    send_brief_by_modal,
+    wait_for,
+)
 
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackapp.inbound import MAX_BODY_BYTES
@@ -28,6 +34,7 @@ from suggestbot.stage import ALICE, SIGNING_SECRET
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"
+TAG = re.compile(r"\[p\d{2}\]")
 REFUSED = re.compile(r"refused a request to /slack/events from \S+ with HTTP (\d{3}): (.+)")
 
 
@@ -67,7 +74,6 @@ def test_unsigned_malformed_and_oversized_bodies_are_refused_without_a_traceback
 ) -> None:
     stage = process_stage("refused")
     url = stage.app_url + EVENTS_PATH
-    command = stage.slack  # used for the genuine request at the end
 
     def post(body: bytes, headers: dict[str, str], content_type: str = JSON) -> int:
         reply = httpx.post(
@@ -154,10 +160,19 @@ def test_unsigned_malformed_and_oversized_bodies_are_refused_without_a_traceback
     assert "Traceback" not in log
     assert "ERROR" not in log
 
-    # The app still serves Slack's own requests, including a command that mentions payload.
+    # The app still serves Slack's own requests: a brief that mentions payload is sent and
+    # its result posted.
     assert stage.health() == 200
-    answer = command.slash_command(ALICE, stage.channel, "help payload")
-    assert answer.status == 200
+    stage.connect(ALICE)
+    answer = send_brief_by_modal(stage, ALICE, "[p01] Our backpack's payload capacity", variants=1)
+    assert answer.response.status == 200 and not answer.errors
+    wait_for(
+        lambda: any(
+            not result_problems(stage, root, user=ALICE, variants=1)
+            for root in roots_by_tag(stage, TAG).get("[p01]", [])
+        ),
+        what="the brief's result",
+    )
 
 
 def _refusal_lines(log: str) -> list[str]:
