@@ -250,3 +250,22 @@ def test_serve_socket_mode_without_an_app_token_exits_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "SLACK_APP_TOKEN" in done.stderr
+
+
+def test_serve_in_http_mode_without_a_signing_secret_exits_2(tmp_path: Path) -> None:
+    # Without it the app could not tell Slack's requests from anyone else's.
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "serve", "--port", "0"],
+        env={
+            "SUGGESTBOT_DATA_DIR": str(tmp_path),
+            "PATH": "/usr/bin:/bin",
+            "SLACK_BOT_TOKEN": "xoxb-not-used-0000",
+        },
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "SLACK_SIGNING_SECRET" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -134,7 +134,8 @@ def test_text_that_is_not_text_gets_the_clear_message_in_replies_and_modals(
     stage.slack.close_view(ALICE, clear=True)
 
     assert refinement_runs(stage) == []
-    assert linking.is_linked(stage.runtime.deps, team_id=stage.emu.team_id, user_id=ALICE)  # type: ignore[union-attr]
+    assert stage.runtime is not None
+    assert linking.is_linked(stage.runtime.deps, team_id=stage.emu.team_id, user_id=ALICE)
     # And the app still works with good text.
     stage.slack.post_user_message(ALICE, stage.channel, "shorter please", thread_ts=ts)
     wait_turn(stage, ts, 2)
