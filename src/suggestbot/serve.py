@@ -73,6 +73,10 @@ def main(argv: list[str]) -> int:
     if args.socket_mode and settings.slack_app_token is None:
         log.error("Socket Mode needs SLACK_APP_TOKEN (an app-level token, xapp-…)")
         return 2
+    if not args.socket_mode and settings.slack_signing_secret is None:
+        # Without it nothing could tell Slack's requests from anyone else's.
+        log.error("HTTP mode needs SLACK_SIGNING_SECRET (the app's Signing Secret)")
+        return 2
     try:
         runtime = Runtime(settings)
     except (ValueError, VaultError) as exc:
@@ -92,9 +96,15 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, on_signal)
 
     runtime.start()
+    signing = settings.slack_signing_secret
     port = settings.port if args.port is None else args.port
     http = BackgroundServer(
-        build_http_app(runtime.app, health=runtime.health, events=not args.socket_mode),
+        build_http_app(
+            runtime.app,
+            health=runtime.health,
+            events=not args.socket_mode,
+            signing_secret=signing.get_secret_value() if signing and not args.socket_mode else None,
+        ),
         host=args.host,
         port=port,
         log_level="warning",

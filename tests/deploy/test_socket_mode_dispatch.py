@@ -155,6 +155,26 @@ def test_a_slash_command_envelope_is_acked_and_handled(socket_world: SocketWorld
     _wait(lambda: "/suggest brief" in emu.ephemeral_transcript("U0ALICE"), "the help text")
 
 
+def test_a_slash_command_that_mentions_payload_is_handled_over_socket_mode(
+    socket_world: SocketWorld,
+) -> None:
+    # Over the socket Slack sends the command's fields as a JSON object, which Bolt takes as
+    # it is: its form-body misreading (see slackapp/bolt_body.py) cannot happen here.
+    emu, driver = socket_world.emu, socket_world.driver
+    emu.add_user("U0PAYLOAD", "payload.pete")
+    channel = emu.add_channel("payload-team", members=["U0PAYLOAD"])
+    emu.invite_bot(channel)
+    answer = driver.slash_command("U0PAYLOAD", channel, "help payload")
+    assert answer.status == 200
+    _wait(lambda: "/suggest brief" in emu.ephemeral_transcript("U0PAYLOAD"), "the help text")
+
+
+def test_revocation_events_are_acknowledged_over_socket_mode(socket_world: SocketWorld) -> None:
+    driver = socket_world.driver
+    assert driver.revoke_tokens(user_ids=("U0ALICE",)).status == 200
+    assert driver.revoke_tokens(bot=True).status == 200
+
+
 def test_a_brief_runs_end_to_end_over_socket_mode(socket_world: SocketWorld) -> None:
     emu, driver = socket_world.emu, socket_world.driver
     channel = next(iter(emu.ws.channels))
@@ -230,3 +250,22 @@ def test_serve_socket_mode_without_an_app_token_exits_2(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "SLACK_APP_TOKEN" in done.stderr
+
+
+def test_serve_in_http_mode_without_a_signing_secret_exits_2(tmp_path: Path) -> None:
+    # Without it the app could not tell Slack's requests from anyone else's.
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "serve", "--port", "0"],
+        env={
+            "SUGGESTBOT_DATA_DIR": str(tmp_path),
+            "PATH": "/usr/bin:/bin",
+            "SLACK_BOT_TOKEN": "xoxb-not-used-0000",
+        },
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "SLACK_SIGNING_SECRET" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -68,6 +68,20 @@ def test_team_comes_from_the_envelope_when_the_event_lacks_it() -> None:
     assert reply is not None and reply.team_id == "T9"
 
 
+def test_a_reply_with_files_counts_by_its_text() -> None:
+    files = [{"id": "F1", "name": "moodboard.png"}]
+    reply = thread_reply(_event(subtype="file_share", files=files), bot_user_id=BOT)
+    assert reply is not None and reply.with_files and reply.text == "shorter"
+    plain = thread_reply(_event(), bot_user_id=BOT)
+    assert plain is not None and not plain.with_files
+
+
+def test_a_reply_of_files_alone_counts_so_its_author_can_be_told() -> None:
+    event = _event(subtype="file_share", text="", files=[{"id": "F1"}])
+    reply = thread_reply(event, bot_user_id=BOT)
+    assert reply is not None and reply.with_files and reply.text == ""
+
+
 @pytest.mark.parametrize(
     "fields",
     [
@@ -84,6 +98,8 @@ def test_team_comes_from_the_envelope_when_the_event_lacks_it() -> None:
         {"parent_user_id": "U2"},  # a thread a person started
         {"text": "   "},
         {"type": "app_mention"},
+        {"subtype": "file_share", "parent_user_id": "U2"},  # files in a person's thread
+        {"subtype": "file_share", "bot_id": "B4"},
     ],
 )
 def test_everything_else_is_not_a_reply(fields: dict[str, Any]) -> None:

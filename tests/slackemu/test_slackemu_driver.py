@@ -16,6 +16,7 @@ from slack_sdk.webhook import WebhookClient
 from slackemu_helpers import SIGNING_SECRET, EmuSetup, Received, RecordingApp, button, section
 
 from suggestbot.slackemu import DriverError, SlackDriver
+from suggestbot.slackemu.model import BOT_USER_ID
 
 
 def _form(received: Received) -> dict[str, str]:
@@ -365,3 +366,53 @@ def test_app_home_opened_includes_the_published_home_view(
     assert "view" not in before
     assert after["view"]["type"] == "home"
     assert after["view"]["blocks"][0]["text"]["text"] == "Hi"
+
+
+# -- shapes that once went wrong -------------------------------------------------------------
+def test_a_slash_command_carries_payload_in_its_fields_as_typed(
+    ws: EmuSetup, driver: SlackDriver, recording_app: RecordingApp
+) -> None:
+    pete = ws.emu.add_user("U0PAYLOAD", "payload.pete")
+    team = ws.emu.add_channel("payload-team", members=[pete])
+    driver.slash_command(pete, team, "brief its payload capacity")
+    form = _form(recording_app.received[0])
+    assert (form["user_name"], form["channel_name"]) == ("payload.pete", "payload-team")
+    assert form["text"] == "brief its payload capacity" and "payload" not in form
+
+
+def test_a_reply_with_files_is_a_file_share_message_event(
+    ws: EmuSetup, driver: SlackDriver, recording_app: RecordingApp
+) -> None:
+    root = driver.post_user_message(ws.alice, ws.general, "brief: spring sale")
+    shared = driver.reply_with_files(
+        ws.bob, ws.general, "like this", thread_ts=root.ts, filenames=("a.png", "b.pdf")
+    )
+    bare = driver.reply_with_files(ws.bob, ws.general, "", thread_ts=root.ts)
+    with_text, without_text = (_json(r)["event"] for r in recording_app.received[1:])
+    assert with_text["subtype"] == "file_share" and with_text["text"] == "like this"
+    assert (with_text["upload"], with_text["display_as_bot"]) == (False, False)
+    assert (with_text["thread_ts"], with_text["parent_user_id"]) == (root.ts, ws.alice)
+    assert [f["name"] for f in with_text["files"]] == ["a.png", "b.pdf"]
+    assert [f["mimetype"] for f in with_text["files"]] == ["image/png", "application/pdf"]
+    assert with_text["files"][0]["user"] == ws.bob
+    assert with_text["files"][0]["shares"]["public"][ws.general][0]["ts"] == shared.ts
+    assert with_text["blocks"][0]["type"] == "rich_text"
+    assert without_text["text"] == "" and "blocks" not in without_text
+    assert bare.delivery is not None and bare.delivery.status == 200
+    replies = ws.emu.messages(ws.general, thread_ts=root.ts)
+    assert [len(m.get("files", [])) for m in replies[1:]] == [2, 1]
+
+
+def test_revoking_tokens_tells_the_app_and_the_bot_token_stops_working(
+    ws: EmuSetup, driver: SlackDriver, recording_app: RecordingApp
+) -> None:
+    driver.revoke_tokens(user_ids=(ws.alice,))
+    assert ws.client.auth_test()["ok"]
+    driver.revoke_tokens(bot=True)
+    people, bot = (_json(r)["event"] for r in recording_app.received)
+    assert people["type"] == "tokens_revoked"
+    assert people["tokens"] == {"oauth": [ws.alice], "bot": []}
+    assert bot["tokens"] == {"oauth": [], "bot": [BOT_USER_ID]}
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.auth_test()
+    assert refused.value.response["error"] == "token_revoked"

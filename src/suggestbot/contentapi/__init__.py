@@ -15,6 +15,7 @@ from suggestbot.contentapi.checks import (
     MAX_VARIANTS,
     check_brief,
     check_thread_name,
+    is_invalid_text,
     normalise_thread_name,
 )
 from suggestbot.contentapi.client import ContentClient
@@ -179,6 +180,7 @@ __all__ = [
     "ValidationFailed",
     "check_brief",
     "check_thread_name",
+    "is_invalid_text",
     "next_poll_delay",
     "normalise_thread_name",
     "run_failure_advice",

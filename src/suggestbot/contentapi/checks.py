@@ -36,6 +36,17 @@ _BRIEF_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff
 _NAME_FORBIDDEN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
+def is_invalid_text(text: str) -> bool:
+    """True when ``text`` holds what the service refuses as ``input_invalid_encoding``.
+
+    That is control characters other than tab and line breaks, and lone surrogates (which
+    arrive through JSON escapes such as ``"\\ud800"`` and cannot be encoded at all: sent on,
+    they fail inside the HTTP client instead of reaching the service). Every text a user types
+    is checked with this before it is stored or sent.
+    """
+    return _BRIEF_FORBIDDEN.search(text) is not None
+
+
 def check_brief(text: str) -> str | None:
     """Check a brief (``steering_text``) as the service will.
 
@@ -48,7 +59,7 @@ def check_brief(text: str) -> str | None:
         ``input_too_long`` above 4000 code points, otherwise None. The first that applies wins,
         in that order.
     """
-    if _BRIEF_FORBIDDEN.search(text):
+    if is_invalid_text(text):
         return INPUT_INVALID_ENCODING
     if not text.strip():
         return INPUT_REJECTED

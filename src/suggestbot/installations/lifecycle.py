@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from slack_sdk.oauth.installation_store import InstallationStore
 
 from suggestbot.installations.service import ContentClients
+from suggestbot.slackapp.flows import revocation
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import watches
-from suggestbot.slackapp.flows.records import ACTIVE_STATES, Failure, user_key
 
 log = logging.getLogger(__name__)
 
@@ -51,40 +50,10 @@ def forget_workspace(
     installations.delete_all(enterprise_id=enterprise_id, team_id=team_id)
     if not team_id:
         return Forgotten(False, 0, 0, 0, 0)
-    records = deps.records
     credentials = contents.delete_credentials(team_id)
-    users = 0
-    for user in list(records.users.values()):
-        if user.team_id == team_id and records.users.delete(user_key(team_id, user.user_id)):
-            users += 1
-    for held in list(records.held.values()):
-        if held.team_id == team_id:
-            records.held.delete(held.id)
-    stopped = 0
-    failed = {"state": "failed", "failure": Failure(code=UNINSTALLED)}
-    for request in list(records.requests.values()):
-        if request.team_id != team_id or request.state not in ACTIVE_STATES:
-            continue
-        deps.timers.cancel(request.id)
-        records.requests.update(
-            request.id,
-            lambda r: r.model_copy(update=failed),
-        )
-        stopped += 1
-    paused = 0
-    for digest in list(records.digests.values()):
-        if digest.team_id == team_id and not digest.paused:
-            records.digests.update(
-                digest.id,
-                lambda d: d.model_copy(update={"paused": True, "paused_reason": UNINSTALLED}),
-            )
-            paused += 1
-    table = watches(deps)
-    dropped = 0
-    for watch in list(table.values()):
-        if watch.team_id == team_id and table.delete(watch.id):
-            dropped += 1
-    forgotten = Forgotten(credentials, users, stopped, paused, dropped)
+    users = revocation.forget_people(deps, team_id=team_id)
+    stopped = revocation.stop_work(deps, team_id=team_id, reason=UNINSTALLED)
+    forgotten = Forgotten(credentials, users, stopped.requests, stopped.digests, stopped.watches)
     log.info(
         "app uninstalled from workspace %s: tokens deleted, service credentials %s, "
         "%d linked user(s) removed, %d request(s) stopped, %d digest(s) paused, "
@@ -92,9 +61,9 @@ def forget_workspace(
         team_id,
         "deleted" if credentials else "none",
         users,
-        stopped,
-        paused,
-        dropped,
+        stopped.requests,
+        stopped.digests,
+        stopped.watches,
     )
     return forgotten
 

@@ -9,7 +9,7 @@ from slack_sdk import WebClient
 
 from suggestbot.installations.scope import ContextExecutor
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.listeners import register_all
+from suggestbot.slackapp.listeners import register_all, revocation
 
 if TYPE_CHECKING:
     from suggestbot.installations.tenancy import Tenancy
@@ -47,5 +47,8 @@ def build_app(
     )
     if tenancy is not None:
         tenancy.register(app, deps)
+    else:
+        # An OAuth install's own listeners handle these (and delete the installation).
+        revocation.register(app, deps)
     register_all(app, deps)
     return app

@@ -3,6 +3,10 @@
 Bolt's bundled ASGI and Starlette adapters call the synchronous ``App.dispatch`` on the event
 loop, so one slow dispatch would hold up every other request's ack. Here each dispatch runs in
 Starlette's thread pool instead, and the event loop only moves bytes.
+
+Before Bolt sees a request, :mod:`~suggestbot.slackapp.inbound` caps its size, checks Slack's
+signature on the raw bytes and parses it (413, 401 or 400 otherwise, one log line each); Bolt
+gets the body already parsed (:mod:`~suggestbot.slackapp.bolt_body`).
 """
 
 from __future__ import annotations
@@ -18,6 +22,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from suggestbot.slackapp.bolt_body import ParsedBodyRequest
+from suggestbot.slackapp.inbound import Refused, admit, log_refusal
+
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"
 REDIRECT_PATH = "/slack/oauth_redirect"
@@ -26,7 +33,11 @@ HealthCheck = Callable[[], dict[str, Any]]
 
 
 def build_http_app(
-    app: App, *, health: HealthCheck | None = None, events: bool = True
+    app: App,
+    *,
+    health: HealthCheck | None = None,
+    events: bool = True,
+    signing_secret: str | None = None,
 ) -> Starlette:
     """The ASGI app serving ``app`` (and its OAuth flow, when it has one) plus ``/healthz``.
 
@@ -35,11 +46,26 @@ def build_http_app(
         health: returns ``{"ok": bool, ...details}``; ``/healthz`` answers 503 when not ok.
         events: serve ``/slack/events``. Off in Socket Mode, where requests come over the
             socket and the app checks no signatures: the HTTP route would accept forgeries.
+        signing_secret: checks ``/slack/events`` requests; by default the one ``app`` was
+            built with.
     """
+    secret = signing_secret or _signing_secret_of(app)
+    if events and not secret:
+        raise ValueError("serving /slack/events needs the signing secret")
 
     async def slack_events(request: Request) -> Response:
-        body = await request.body()
-        bolt_response = await run_in_threadpool(app.dispatch, to_bolt_request(request, body))
+        try:
+            admitted = await admit(request, signing_secret=secret)
+        except Refused as refused:
+            log_refusal(request, refused)
+            return Response(status_code=refused.status)
+        bolt_request = ParsedBodyRequest(
+            raw_body=admitted.text,
+            body=admitted.body,
+            query=request.url.query,
+            headers=dict(request.headers),
+        )
+        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
         return to_starlette_response(bolt_response)
 
     async def install(request: Request) -> Response:
@@ -74,3 +100,9 @@ def build_http_app(
     if events:
         routes.append(Route(EVENTS_PATH, slack_events, methods=["POST"]))
     return Starlette(routes=routes)
+
+
+def _signing_secret_of(app: App) -> str:
+    """The secret Bolt's own request verification uses (Bolt does not expose it publicly)."""
+    secret = getattr(app, "_signing_secret", "")
+    return secret if isinstance(secret, str) else ""

@@ -87,8 +87,10 @@ _EN: dict[str, str] = {
     "brief.no_segments": "No segment or use case is set up for content yet. Ask an admin.",
     "brief.input_too_long": "This brief has {count} characters; the service takes at most 4,000.",
     "brief.input_rejected": "The brief is empty. Write what the content should achieve.",
-    "brief.input_invalid_encoding": "The brief contains control characters that are not text. "
-    "Remove them and send again.",
+    "brief.input_invalid_encoding": "The brief contains control characters or broken "
+    "characters that are not text. Remove them and send again.",
+    "input.invalid_encoding": "This contains control characters or broken characters that are "
+    "not text. Remove them and send again.",
     "brief.rejected_by_service": "The service refused this brief ({code}). "
     "Reword it and send again.",
     "brief.using_defaults": "Sending your brief for *{segment}* / *{use_case}* "
@@ -298,6 +300,12 @@ _EN: dict[str, str] = {
     "reply is kept: press *Resend* once you are connected.",
     "refine.held_ready": "Your account is connected. Your reply is kept: press *Resend* to "
     "refine with it.",
+    "refine.files_not_used": "Attached files are not used by the content service: your reply's "
+    "text refines the suggestion, the files are left out.",
+    "refine.files_without_text": "Attached files are not used by the content service. To "
+    "refine, reply in this thread with what should change, e.g. `2: shorter and friendlier`.",
+    "refine.invalid_encoding": "Your reply contains control characters or broken characters "
+    "that are not text, so nothing was refined. Remove them and reply again.",
     "refine.not_visible": ":lock: You can't see this suggestion in the content service, so you "
     "can't refine it with your account. Ask the person who created it to refine it, or share "
     "it with you in the service.",
@@ -527,8 +535,10 @@ _DE: dict[str, str] = {
     "brief.input_too_long": "Dieses Briefing hat {count} Zeichen; "
     "der Dienst nimmt höchstens 4.000.",
     "brief.input_rejected": "Das Briefing ist leer. Beschreibe, was der Inhalt erreichen soll.",
-    "brief.input_invalid_encoding": "Das Briefing enthält Steuerzeichen, die kein Text sind. "
-    "Entferne sie und sende erneut.",
+    "brief.input_invalid_encoding": "Das Briefing enthält Steuerzeichen oder defekte Zeichen, "
+    "die kein Text sind. Entferne sie und sende erneut.",
+    "input.invalid_encoding": "Das enthält Steuerzeichen oder defekte Zeichen, die kein Text "
+    "sind. Entferne sie und sende erneut.",
     "brief.rejected_by_service": "Der Dienst hat dieses Briefing abgelehnt ({code}). "
     "Formuliere es um und sende es erneut.",
     "brief.using_defaults": "Dein Briefing geht an *{segment}* / *{use_case}* "
@@ -742,6 +752,13 @@ _DE: dict[str, str] = {
     "Deine Antwort bleibt erhalten: Drücke *Erneut senden*, sobald du verknüpft bist.",
     "refine.held_ready": "Dein Konto ist verknüpft. Deine Antwort ist aufbewahrt: Drücke "
     "*Erneut senden*, um damit zu verfeinern.",
+    "refine.files_not_used": "Angehängte Dateien verwendet der Content-Dienst nicht: Der Text "
+    "deiner Antwort verfeinert den Vorschlag, die Dateien bleiben außen vor.",
+    "refine.files_without_text": "Angehängte Dateien verwendet der Content-Dienst nicht. Antworte "
+    "zum Verfeinern in diesem Thread mit dem, was sich ändern soll, z. B. "
+    "`2: kürzer und freundlicher`.",
+    "refine.invalid_encoding": "Deine Antwort enthält Steuerzeichen oder defekte Zeichen, die "
+    "kein Text sind, daher wurde nichts verfeinert. Entferne sie und antworte erneut.",
     "refine.not_visible": ":lock: Du kannst diesen Vorschlag im Content-Dienst nicht sehen und "
     "ihn daher nicht mit deinem Konto verfeinern. Bitte die Person, die ihn erstellt hat, ihn "
     "zu verfeinern oder ihn im Dienst für dich freizugeben.",

@@ -3,7 +3,8 @@ thread, and what a reply's ``N:`` prefix chooses.
 
 Only a person's own new reply counts. Slack also sends ``message`` events for edits
 (``message_changed``), deletions (``message_deleted``), joins, bot posts (``bot_id``) and
-the app's own messages; none of them may start a refinement.
+the app's own messages; none of them may start a refinement. A reply with files attached
+(``file_share``) counts by its text; the files themselves are not something the service takes.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-# A reply that is also sent to the channel is still a person's reply in the thread.
-_HUMAN_SUBTYPES = frozenset({"thread_broadcast"})
+# A reply that is also sent to the channel is still a person's reply in the thread, and so is
+# one with files attached.
+FILE_SHARE = "file_share"
+_HUMAN_SUBTYPES = frozenset({"thread_broadcast", FILE_SHARE})
 # "2: shorter" and "2 : shorter" choose variant 2; "10:30 works" does not (a time, not a choice).
 _CHOICE = re.compile(r"^\s*(\d{1,2})\s*:(?!\d)\s*(.*)\Z", re.DOTALL)
 
@@ -28,6 +31,8 @@ class ThreadReply:
     thread_ts: str
     ts: str
     text: str
+    # Files attached to the reply (``file_share``): the text may be empty then.
+    with_files: bool = False
 
 
 def unescape_slack(text: str) -> str:
@@ -63,14 +68,21 @@ def thread_reply(
     if isinstance(parent, str) and bot_user_id and parent != bot_user_id:
         return None
     text = unescape_slack(str(event.get("text") or ""))
-    if not text.strip():
+    with_files = subtype == FILE_SHARE or bool(event.get("files"))
+    if not text.strip() and not with_files:
         return None
     channel = event.get("channel")
     if not isinstance(channel, str):
         return None
     team = str(event.get("team") or team_id or "")
     return ThreadReply(
-        team_id=team, user_id=user, channel=channel, thread_ts=thread_ts, ts=ts, text=text
+        team_id=team,
+        user_id=user,
+        channel=channel,
+        thread_ts=thread_ts,
+        ts=ts,
+        text=text,
+        with_files=with_files,
     )
 
 

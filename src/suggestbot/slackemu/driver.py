@@ -25,7 +25,7 @@ import httpx
 from suggestbot.slackemu import browser, forms, images, payloads, submission
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
-from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, User
+from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, UploadedFile, User
 from suggestbot.slackemu.results import (
     ACK_DEADLINE_S,
     AppResponse,
@@ -298,6 +298,80 @@ class SlackDriver:
         delivery = self.event(event) if hears else None
         return PostedMessage(channel.id, stored.ts, delivery)
 
+    def reply_with_files(
+        self,
+        user_id: str,
+        channel_id: str,
+        text: str,
+        *,
+        thread_ts: str,
+        filenames: tuple[str, ...] = ("moodboard.png",),
+    ) -> PostedMessage:
+        """A person attaches files to a reply in a thread, with or without text (``text=""``);
+        the app hears a ``file_share`` message event if the bot is in the conversation."""
+        with self._ws.lock:
+            user, channel = self._person_in(user_id, channel_id)
+            try:
+                stored = self._ws.add_message(
+                    channel,
+                    user=user.id,
+                    text=text,
+                    blocks=[payloads.rich_text_block(text)] if text else None,
+                    thread_ts=thread_ts,
+                    bot=False,
+                    subtype="file_share",
+                )
+            except ApiError as exc:
+                raise DriverError(f"cannot reply there: {exc.error}") from None
+            share = {"ts": stored.ts, "thread_ts": stored.thread_ts, "reply_count": 0}
+            uploads = [self._users_file(user, name) for name in filenames]
+            for uploaded in uploads:
+                uploaded.shares[channel.id] = [dict(share)]
+            files = [u.to_api(self._ws.base_url) for u in uploads]
+            stored.files = files
+            hears = BOT_USER_ID in channel.members
+            event = payloads.file_share_event(
+                team_id=self.emu.team_id,
+                channel=channel,
+                user_id=user.id,
+                text=text,
+                files=files,
+                ts=stored.ts,
+                thread_ts=stored.thread_ts,
+                parent_user_id=self._ws.parent_user(stored),
+            )
+        delivery = self.event(event) if hears else None
+        return PostedMessage(channel.id, stored.ts, delivery)
+
+    def _users_file(self, user: User, filename: str) -> UploadedFile:
+        content = b"\x89PNG\r\n\x1a\n" + filename.encode("utf-8")
+        uploaded = UploadedFile(
+            id=self._ws.ids.new("F"),
+            filename=filename,
+            length=len(content),
+            alt_txt=None,
+            ticket="",
+            created=int(self._ws.wall_clock()),
+            user=user.id,
+            content=content,
+            completed=True,
+        )
+        self._ws.files[uploaded.id] = uploaded
+        return uploaded
+
+    def revoke_tokens(self, *, bot: bool = False, user_ids: tuple[str, ...] = ()) -> AppResponse:
+        """Revoke the app's bot token (``bot``) and/or people's user tokens, then tell the app
+        with ``tokens_revoked`` as Slack does."""
+        if bot:
+            self.emu.revoke_bot_token()
+        return self.event(
+            payloads.tokens_revoked_event(
+                user_ids=list(user_ids),
+                bot_user_ids=[BOT_USER_ID] if bot else [],
+                event_ts=self._ws.ts_clock.next_ts(),
+            )
+        )
+
     # -- installing and uninstalling (OAuth) ----------------------------------------------
     def install_app(
         self,
@@ -322,14 +396,11 @@ class SlackDriver:
         it with ``tokens_revoked`` and ``app_uninstalled`` (in that order here; Slack does not
         promise one)."""
         self.emu.uninstall()
-        # shape: Slack docs, events/tokens_revoked ("tokens": {"oauth": [...], "bot": [...]})
-        # and events/app_uninstalled.
+        # shape: Slack docs, events/app_uninstalled.
         revoked = self.event(
-            {
-                "type": "tokens_revoked",
-                "tokens": {"oauth": [], "bot": [BOT_USER_ID]},
-                "event_ts": self._ws.ts_clock.next_ts(),
-            }
+            payloads.tokens_revoked_event(
+                user_ids=[], bot_user_ids=[BOT_USER_ID], event_ts=self._ws.ts_clock.next_ts()
+            )
         )
         uninstalled = self.event(
             {"type": "app_uninstalled", "event_ts": self._ws.ts_clock.next_ts()}

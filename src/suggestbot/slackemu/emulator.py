@@ -176,6 +176,11 @@ class SlackEmulator:
         with self.ws.lock:
             return self.ws.base_url.rstrip("/") + AUTHORIZE_PATH
 
+    def revoke_bot_token(self) -> None:
+        """Revoke the app's bot token alone (an admin did it; the app stays installed)."""
+        with self.ws.lock:
+            self.ws.bot_token_revoked = True
+
     def uninstall(self) -> None:
         """Uninstall the app: every token it holds is revoked (the driver tells the app)."""
         with self.ws.lock:

@@ -107,6 +107,53 @@ def message_event(
     return event
 
 
+def file_share_event(
+    *,
+    team_id: str,
+    channel: Channel,
+    user_id: str,
+    text: str,
+    files: list[dict[str, Any]],
+    ts: str,
+    thread_ts: str | None,
+    parent_user_id: str | None,
+) -> dict[str, Any]:
+    # shape: Slack docs, events/message/file_share (files, upload, display_as_bot; a message
+    # typed with the files has text and blocks, one without has empty text and no blocks).
+    event: dict[str, Any] = {
+        "type": "message",
+        "subtype": "file_share",
+        "text": text,
+        "files": files,
+        "upload": False,
+        "user": user_id,
+        "display_as_bot": False,
+        "ts": ts,
+        "team": team_id,
+        "channel": channel.id,
+        "event_ts": ts,
+        "channel_type": channel.kind,
+    }
+    if text:
+        event["blocks"] = [rich_text_block(text)]
+    if thread_ts and thread_ts != ts:
+        event["thread_ts"] = thread_ts
+        if parent_user_id:
+            event["parent_user_id"] = parent_user_id
+    return event
+
+
+def tokens_revoked_event(
+    *, user_ids: list[str], bot_user_ids: list[str], event_ts: str
+) -> dict[str, Any]:
+    # shape: Slack docs, events/tokens_revoked ("tokens": {"oauth": [...], "bot": [...]})
+    return {
+        "type": "tokens_revoked",
+        "tokens": {"oauth": list(user_ids), "bot": list(bot_user_ids)},
+        "event_ts": event_ts,
+    }
+
+
 def rich_text_block(text: str) -> dict[str, Any]:
     # shape: bolt-python tests/scenario_tests/test_message.py (blocks of a typed message)
     return {

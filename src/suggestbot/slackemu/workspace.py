@@ -72,6 +72,7 @@ class Workspace:
         self.response_urls: dict[str, ResponseUrl] = {}
         self.warnings: list[str] = []
         self.oauth = OAuthState()
+        self.bot_token_revoked = False
         self.check_image_urls = False
         # url -> why Slack could not download it; filled per request before the lock is taken
         self.image_problems: dict[str, str | None] = {}
@@ -81,7 +82,8 @@ class Workspace:
     def token_problem(self, token: str) -> str | None:
         """Why a Web API call with ``token`` is refused; None when it is accepted."""
         if token == self.bot_token:
-            return "token_revoked" if self.oauth.uninstalled else None
+            revoked = self.oauth.uninstalled or self.bot_token_revoked
+            return "token_revoked" if revoked else None
         if token not in self.oauth.tokens:
             return "invalid_auth"
         return self.oauth.token_problem(token, now=self.clock())

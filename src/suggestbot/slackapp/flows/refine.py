@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 from slack_sdk.errors import SlackApiError
 
-from suggestbot.contentapi import ContentApiError, EmailPayload, NotFound
+from suggestbot.contentapi import ContentApiError, EmailPayload, NotFound, is_invalid_text
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button, Message
@@ -140,11 +140,29 @@ def on_reply(deps: Deps, reply: ThreadReply) -> None:
         return
     if binding is None:
         return
+    if reply.with_files or is_invalid_text(reply.text):
+        key = _unusable_part(reply)
+        _say(deps, user_id=reply.user_id, channel=reply.channel, thread_ts=reply.thread_ts, key=key)
+        if key != "refine.files_not_used":
+            return
     team_id = reply.team_id or binding.team_id
     if not linking.is_linked(deps, team_id=team_id, user_id=reply.user_id):
         _hold(deps, binding, team_id=team_id, user_id=reply.user_id, text=reply.text)
         return
     route(deps, binding, team_id=team_id, user_id=reply.user_id, text=reply.text)
+
+
+def _unusable_part(reply: ThreadReply) -> str:
+    """What to tell the author of a reply the service cannot take as it is (see ``on_reply``).
+
+    Text that is not valid text is refused whole; files are left out and the text refines;
+    files without text leave nothing to refine.
+    """
+    if is_invalid_text(reply.text):
+        return "refine.invalid_encoding"
+    if not reply.text.strip():
+        return "refine.files_without_text"
+    return "refine.files_not_used"
 
 
 def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, text: str) -> None:

@@ -15,6 +15,7 @@ from suggestbot.slackapp.listeners import (
     events,
     middleware,
     refining,
+    text_guard,
     views,
 )
 from suggestbot.slackapp.listeners.actions import inspiration as inspiration_actions
@@ -22,6 +23,8 @@ from suggestbot.slackapp.listeners.views import digest as digest_views
 
 
 def register_all(app: App, deps: Deps) -> None:
+    # Before anything stores a submission: text that is not text cannot even be stored.
+    text_guard.register(app, deps)
     middleware.register(app, deps)
     commands.register(app, deps)
     views.register(app, deps)

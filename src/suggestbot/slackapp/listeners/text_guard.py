@@ -1,0 +1,56 @@
+"""Global middleware: a modal whose typed text is not valid text stays open with a clear error.
+
+Control characters and lone surrogates (``"\\ud800"`` arrives through the JSON escapes of a
+``view_submission``) are refused by the service as ``input_invalid_encoding``; a lone surrogate
+cannot even be encoded, so storing or sending it fails inside the store or the HTTP client.
+Checking every modal's typed inputs here, before any listener stores or sends them, gives the
+same sentence for every modal (brief, connect, refine, rename, draft, digest, settings) and
+keeps the modal open with what the user typed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import App, BoltResponse
+
+from suggestbot.contentapi import is_invalid_text
+from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.messages import t
+from suggestbot.slackapp.payloads import view_values
+
+# The brief and a thread name keep the wording their own checks give for control characters;
+# every other input gets the general one.
+_KEYS = {
+    ids.INPUT_BRIEF: "brief.input_invalid_encoding",
+    ids.INPUT_THREAD_NAME: "rename.thread_name_not_plain_text",
+}
+
+
+def invalid_inputs(view: dict[str, Any]) -> list[str]:
+    """Block ids of ``view``'s submitted inputs whose typed text is not valid text."""
+    return [
+        block_id
+        for block_id, value in view_values(view).items()
+        if isinstance(value, str) and is_invalid_text(value)
+    ]
+
+
+def register(app: App, deps: Deps) -> None:
+    @app.middleware
+    def refuse_invalid_text(body: dict[str, Any], next: Callable[[], None]) -> BoltResponse | None:
+        view = body.get("view") if body.get("type") == "view_submission" else None
+        blocks = invalid_inputs(view) if isinstance(view, dict) else []
+        if not blocks:
+            next()
+            return None
+        user = body.get("user") or {}
+        lang = deps.lang_of(str(user.get("id") or "")) if isinstance(user, dict) else "en"
+        errors = {b: t(_KEYS.get(b, "input.invalid_encoding"), lang) for b in blocks}
+        answer = {"response_action": "errors", "errors": errors}
+        return BoltResponse(
+            status=200, body=json.dumps(answer), headers={"content-type": "application/json"}
+        )
