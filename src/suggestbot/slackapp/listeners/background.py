@@ -51,7 +51,8 @@ def in_background(
                 log.exception("could not tell user %s about failure %s", user_id, ref)
 
     def run() -> None:
-        deps.crash_point("interaction_acked")
+        if recorded is not None:
+            deps.crash_point("interaction_acked")  # recorded and acked, nothing done yet
         work()
         if recorded is not None and deps.deliveries is not None:
             deps.deliveries.finish(recorded)
