@@ -80,11 +80,7 @@ def thread_of(stage: ProcessStage, writer: str) -> str:
     stage.brief(writer, text, variants=1)
     root = wait_for(
         lambda: next(
-            (
-                r
-                for r in roots_by_tag(stage, TAG).get(text[:6], [])
-                if ready(r, user=writer)
-            ),
+            (r for r in roots_by_tag(stage, TAG).get(text[:6], []) if ready(r, user=writer)),
             None,
         ),
         what=f"{writer}'s brief thread",
