@@ -41,6 +41,7 @@ from reliability_harness import (
 )
 
 from suggestbot.slackapp.messages import t
+from suggestbot.slackemu.results import AppResponse
 
 ROUNDS = 4
 PER_KIND = 5  # of each kind in flight at every kill: ROUNDS * PER_KIND kills per kind
@@ -57,6 +58,7 @@ class Sent:
     kind: str  # "thread reply", "connect", "retry", "refine modal"
     key: str  # the tag it carries, or the newcomer who connects
     acked: bool = False
+    ack_s: float = 0.0  # how long the app took to answer (reported, not asserted)
 
 
 def ready(root: dict[str, Any], *, user: str) -> bool:
@@ -184,17 +186,16 @@ def fire_round(
     for writer in WRITERS:
         open_refine_modal(stage, writer, threads[writer])
     label = t("refine.instruction", "en")
-    sends: list[tuple[Sent, Callable[[], bool]]] = []
+    sends: list[tuple[Sent, Callable[[], tuple[bool, float]]]] = []
     for n, writer in enumerate(WRITERS):
         reply = tag("t", round_no, n)
         sends.append(
             (
                 Sent("thread reply", reply),
-                lambda w=writer, r=reply: (
+                lambda w=writer, r=reply: _answered(
                     stage.slack.post_user_message(
                         w, stage.channel, f"{r} shorter, please", thread_ts=threads[w]
-                    ).delivery.status
-                    == 200
+                    ).delivery
                 ),
             )
         )
@@ -217,15 +218,15 @@ def fire_round(
         sends.append(
             (
                 Sent("retry", key),
-                lambda a=author, r=root: (
-                    stage.slack.press_button(r, t("button.retry", "en"), user_id=a).status == 200
+                lambda a=author, r=root: _answered(
+                    stage.slack.press_button(r, t("button.retry", "en"), user_id=a)
                 ),
             )
         )
     with ThreadPoolExecutor(max_workers=len(sends)) as pool:
         answers = list(pool.map(lambda pair: pair[1](), sends))
-    for (sent, _), answer in zip(sends, answers, strict=True):
-        sent.acked = answer
+    for (sent, _), (ok, elapsed) in zip(sends, answers, strict=True):
+        sent.acked, sent.ack_s = ok, elapsed
     return [sent for sent, _ in sends]
 
 
@@ -234,9 +235,15 @@ def _token_label(stage: ProcessStage, user: str) -> str:
     return str(next(b["label"]["text"] for b in view["blocks"] if b["type"] == "input"))
 
 
-def _submitted(stage: ProcessStage, user: str, values: dict[str, str]) -> bool:
+def _submitted(stage: ProcessStage, user: str, values: dict[str, str]) -> tuple[bool, float]:
     answer = stage.slack.submit_view(user, values)
-    return answer.response.status == 200 and not answer.errors
+    return answer.response.status == 200 and not answer.errors, answer.response.elapsed_s
+
+
+def _answered(response: AppResponse | None) -> tuple[bool, float]:
+    if response is None:
+        return False, 0.0
+    return response.status == 200, response.elapsed_s
 
 
 def nothing_done_yet(stage: ProcessStage, sent: list[Sent]) -> list[str]:
@@ -308,6 +315,7 @@ def test_sigkill_straight_after_the_ack_loses_and_doubles_nothing(
         row["lost"] += counts["done"] == 0
         row["duplicated"] += counts["times"] > 1
     print("\nSIGKILL straight after the ack:", json.dumps(figures, indent=1))
+    print(f"slowest ack of the {len(sent)} interactions: {max(s.ack_s for s in sent):.3f} s")
     assert figures == {
         kind: {"kills": ROUNDS * PER_KIND, "lost": 0, "duplicated": 0}
         for kind in ("thread reply", "refine modal", "connect", "retry")

@@ -108,13 +108,17 @@ def replay_unfinished(deps: Deps) -> int:
     replayed = 0
     for key, sealed in deps.deliveries.unfinished():
         if deps.deliveries.next_attempt(key) > MAX_ATTEMPTS:
-            log.error("giving up an interaction that failed %d times (%s)", MAX_ATTEMPTS, key)
+            log.error(
+                "giving up a recorded %s: its work was cut short %d times",
+                _what(key),
+                MAX_ATTEMPTS,
+            )
             finish(deps, key)
             continue
         try:
             kept = json.loads(deps.vault.unseal(sealed))
         except (VaultError, ValueError):
-            log.error("a recorded interaction cannot be read; it is dropped (%s)", key)
+            log.error("a recorded %s cannot be decrypted with the keys given; dropped", _what(key))
             finish(deps, key)
             continue
         work = _WORK.get(str(kept.get("kind")))
@@ -128,6 +132,12 @@ def replay_unfinished(deps: Deps) -> int:
     if replayed:
         log.info("carrying out %d interaction(s) acknowledged before the restart", replayed)
     return replayed
+
+
+def _what(key: str) -> str:
+    """The kind of delivery a key names, for a log line (its other half, a ``trigger_id``, is
+    a short-lived credential)."""
+    return key.split(":", 1)[0]
 
 
 def _hand_over(
