@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 
+from suggestbot.slackapp.flows import digests
 from suggestbot.slackapp.flows import interactions as current
 from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.inspiration import Pair
 from suggestbot.slackapp.flows.records import Records
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.store import DeliveryLog, MemoryStore, TokenVault, generate_key
@@ -114,3 +116,30 @@ def test_deliveries_that_start_no_registered_work_are_not_kept() -> None:
     kept = interactions.seal(deps, submission("x"), bot_user_id="UBOT")
     assert kept is not None
     assert json.loads(deps.vault.unseal(kept))["kind"] == f"view:{VIEW}"
+
+
+def test_a_digest_added_again_by_the_same_submission_is_the_same_digest() -> None:
+    deps = deps_with(TokenVault([generate_key()]))
+    pair = Pair("s1", "Hikers", "uc1", "Newsletter")
+
+    def add() -> str:
+        return digests.create(
+            deps,
+            team_id="T1",
+            channel_id="C1",
+            user_id="U0ALICE",
+            pair=pair,
+            time="09:00",
+            tz="Europe/Berlin",
+            weekdays=[0, 2],
+            quiet_when_unchanged=False,
+            lang="en",
+        ).id
+
+    current.enter("view_submission:1.2.3")
+    first, again = add(), add()  # the replay after a crash between create and done
+    current.enter("view_submission:4.5.6")
+    other = add()
+    current.enter(None)
+    assert again == first != other
+    assert sorted(d.id for d in deps.records.digests.values()) == sorted({first, other})
