@@ -149,6 +149,7 @@ def on_reply(deps: Deps, reply: ThreadReply) -> None:
 
 def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, text: str) -> None:
     held = HeldInput(
+        id=interactions.derived_id("held"),  # a replay after a crash keeps it once
         team_id=team_id,
         user_id=user_id,
         channel_id=binding.channel,
@@ -235,6 +236,7 @@ def _keep(
     regenerate_image: bool = False,
 ) -> PendingInstruction:
     kept = PendingInstruction(
+        id=interactions.derived_id("pending"),  # a replay after a crash keeps it once
         team_id=team_id,
         user_id=user_id,
         channel=binding.channel,
