@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # Multiplies every delay of the run watcher's poll schedule. For tests and demos only, where
     # the sandbox's clock is sped up too: 1.0 (the contract's real schedule) anywhere else.
     suggestbot_poll_scale: float = Field(default=1.0, gt=0)
+    # For crash tests only: work stops for good at this named point of the flows (the test then
+    # kills the process there). Unset anywhere else.
+    suggestbot_freeze_at: str | None = None
     port: int = 3000
     log_level: str = "INFO"
     log_json: bool = False

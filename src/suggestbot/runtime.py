@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import ssl
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from suggestbot.logs import register_secret
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Records
+from suggestbot.slackapp.listeners.interactions import replay_unfinished
 from suggestbot.store import DeliveryLog, TokenVault, open_store
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,19 @@ def content_client(
 
 def _dead(point: str) -> None:
     raise SystemExit(f"abandoned at {point}")
+
+
+def freeze_at(name: str) -> Callable[[str], None]:
+    """A crash point that blocks for good at ``name`` (``SUGGESTBOT_FREEZE_AT``): the work
+    goes no further, so a test's SIGKILL lands exactly there however long it takes to send."""
+    never = threading.Event()
+
+    def crash_point(point: str) -> None:
+        if point == name:
+            log.warning("work frozen at %s (SUGGESTBOT_FREEZE_AT)", point)
+            never.wait()
+
+    return crash_point
 
 
 class Runtime:
@@ -151,6 +166,8 @@ class Runtime:
             self.deps.auto_link = self.tenancy.auto_link(link) if self.tenancy else link
         if self.tenancy is not None:
             self.deps.home_extras = self.tenancy.home_extras(self.deps)
+        if crash_point is None and settings.suggestbot_freeze_at:
+            crash_point = freeze_at(settings.suggestbot_freeze_at)
         if crash_point is not None:
             self.deps.crash_point = crash_point
         self.timers.deps = self.deps
@@ -207,6 +224,8 @@ class Runtime:
             "unsent:prune", retention.EVERY_S, lambda: retention.prune_unsent(self.deps)
         )
         resume_all(self.deps)
+        # After the requests: a replayed interaction finds the requests it already created.
+        replay_unfinished(self.deps)
         digest_wave.schedule(self.scheduler, self.deps)
         inspiration_watch.schedule(self.scheduler, self.deps)
         return self

@@ -146,6 +146,9 @@ class ProcessStage(Stage):
         self.kills = 0
         self.user_tokens: list[str] = []
         self.all_keys: set[str] = {self.secret_keys}
+        # ``SUGGESTBOT_FREEZE_AT`` of the next start: the app's work stops for good at this
+        # named point, so that a SIGKILL lands exactly there.
+        self.freeze_at: str | None = None
         self._up = threading.Event()
 
     # ------------------------------------------------------------------ the child process
@@ -167,6 +170,8 @@ class ProcessStage(Stage):
             "PORT": str(self.port),
             "LOG_LEVEL": "DEBUG",
         }
+        if self.freeze_at:
+            env["SUGGESTBOT_FREEZE_AT"] = self.freeze_at
         for name in ("PATH", "SYSTEMROOT", "TMPDIR", "LANG"):
             if name in os.environ:
                 env[name] = os.environ[name]

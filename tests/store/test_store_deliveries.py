@@ -90,3 +90,38 @@ def test_prune_deletes_only_expired_entries() -> None:
     assert [key for key, _ in store.items("deliveries")] == ["recent"]
     assert log.first_time("recent") is False
     assert log.prune() == 0
+
+
+def test_a_kept_delivery_is_unfinished_until_finished(tmp_path: Path) -> None:
+    clock = FakeClock()
+    db = tmp_path / "s.sqlite"
+    with SqliteStore(db) as store:
+        log = DeliveryLog(store, clock=clock)
+        assert log.first_time("event:Ev1", pending="sealed-1") is True
+        assert log.first_time("event:Ev2") is True  # nothing kept: never unfinished
+        # A repeat neither replaces what was kept nor counts as a first time.
+        assert log.first_time("event:Ev1", pending="sealed-other") is False
+    with SqliteStore(db) as store:  # what a restart finds
+        log = DeliveryLog(store, clock=clock)
+        assert log.unfinished() == [("event:Ev1", "sealed-1")]
+        log.finish("event:Ev1")
+        assert log.unfinished() == []
+        assert log.first_time("event:Ev1") is False  # still a repeat after its work
+
+
+def test_attempts_are_counted_until_finished() -> None:
+    log = DeliveryLog(MemoryStore(), clock=FakeClock())
+    log.first_time("k", pending="sealed")
+    assert [log.next_attempt("k") for _ in range(3)] == [1, 2, 3]
+    log.finish("k")
+    assert log.next_attempt("k") == 0  # nothing unfinished to count
+
+
+def test_prune_keeps_unfinished_work() -> None:
+    clock = FakeClock()
+    log = DeliveryLog(MemoryStore(), clock=clock)
+    log.first_time("done")
+    log.first_time("open", pending="sealed")
+    clock.now += 3 * HOUR
+    assert log.prune() == 1
+    assert log.unfinished() == [("open", "sealed")]

@@ -4,6 +4,11 @@ Slack retries a slash command, event or interaction when our acknowledgement is 
 and it sends the same ``event_id`` again; handling it twice would create two runs. Entries live
 in the store, so they are remembered across a restart, and for at least an hour, longer than
 Slack's retry window.
+
+An entry can also carry the delivery itself (``pending``, sealed by the caller) until its work
+is finished: Slack never resends an interaction it had an answer for, so the claim that is
+written before the ack is also what a restart carries out when the process died after it.
+Claim and record are one write, keeping the ack cheap.
 """
 
 from __future__ import annotations
@@ -47,10 +52,12 @@ class DeliveryLog:
             return True  # missing or malformed: treat as never seen
         return now - seen >= self._ttl_s
 
-    def first_time(self, key: str) -> bool:
+    def first_time(self, key: str, *, pending: str | None = None) -> bool:
         """Return True for the first call with ``key`` within the TTL, False for repeats.
 
-        Exactly one of any number of concurrent callers with the same key gets True.
+        Exactly one of any number of concurrent callers with the same key gets True. With
+        ``pending`` (the delivery, as the caller wants it kept), the claim also records it as
+        unfinished, in the same write, until :meth:`finish`.
         """
         now = self._clock()
         first = False
@@ -58,10 +65,47 @@ class DeliveryLog:
         def claim(entry: Record | None) -> Record | None:
             nonlocal first
             first = self._expired(entry, now)
-            return {"at": now} if first else entry
+            if not first:
+                return entry
+            return {"at": now, "pending": pending} if pending is not None else {"at": now}
 
         self._store.update(TABLE, key, claim)
         return first
+
+    def finish(self, key: str) -> None:
+        """The delivery's work is done: forget what was kept (the claim itself stays)."""
+
+        def drop_pending(entry: Record | None) -> Record | None:
+            if entry is None or "pending" not in entry:
+                return entry
+            return {k: v for k, v in entry.items() if k not in ("pending", "attempts")}
+
+        self._store.update(TABLE, key, drop_pending)
+
+    def unfinished(self) -> list[tuple[str, str]]:
+        """``(key, pending)`` of every recorded delivery whose work was not finished."""
+        found = []
+        for key, entry in self._store.items(TABLE):
+            pending = entry.get("pending")
+            if isinstance(pending, str):
+                found.append((key, pending))
+        return found
+
+    def next_attempt(self, key: str) -> int:
+        """Count one more attempt at an unfinished delivery's work; returns the count (a
+        delivery that kills the process each time must not be tried for ever)."""
+        count = 0
+
+        def bump(entry: Record | None) -> Record | None:
+            nonlocal count
+            if entry is None or "pending" not in entry:
+                return entry
+            previous = entry.get("attempts")
+            count = (previous if isinstance(previous, int) else 0) + 1
+            return {**entry, "attempts": count}
+
+        self._store.update(TABLE, key, bump)
+        return count
 
     def prune(self) -> int:
         """Delete the entries older than the TTL; return how many went."""
@@ -70,7 +114,8 @@ class DeliveryLog:
 
         def drop_if_expired(entry: Record | None) -> Record | None:
             nonlocal removed
-            if entry is not None and self._expired(entry, now):
+            # Unfinished work is never dropped: the next start carries it out.
+            if entry is not None and "pending" not in entry and self._expired(entry, now):
                 removed += 1
                 return None
             return entry

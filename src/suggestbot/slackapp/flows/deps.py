@@ -14,7 +14,7 @@ from slack_sdk import WebClient
 
 from suggestbot.contentapi import ContentClient
 from suggestbot.installations.scope import current_team
-from suggestbot.slackapp.flows.records import Records
+from suggestbot.slackapp.flows.records import Records, StoredCatalog
 from suggestbot.slackapp.messages import language_of
 from suggestbot.store import DeliveryLog, TokenVault
 
@@ -42,6 +42,10 @@ class Catalog:
     segments: list[tuple[str, str]]
     use_cases: list[tuple[str, str]]
     loaded_at: float
+
+
+def _catalog_key(team_id: str | None) -> str:
+    return team_id or "-"  # "-": the one workspace of a single-workspace install
 
 
 @dataclass
@@ -85,12 +89,19 @@ class Deps:
         fresh = Catalog(segments=segments, use_cases=use_cases, loaded_at=self.clock())
         with self._catalog_lock:
             self._catalogs[team] = fresh
+        kept = self.records.catalogs.get(_catalog_key(team))
+        if kept is None or (kept.segments, kept.use_cases) != (segments, use_cases):
+            self.records.catalogs.put(
+                _catalog_key(team),
+                StoredCatalog(segments=segments, use_cases=use_cases, loaded_at=fresh.loaded_at),
+            )
         return fresh
 
     def forget_catalog(self, team_id: str | None) -> None:
         """Drop a workspace's cached catalogue (its service changed)."""
         with self._catalog_lock:
             self._catalogs.pop(team_id, None)
+        self.records.catalogs.delete(_catalog_key(team_id))
 
     def cached_catalog(self) -> Catalog | None:
         with self._catalog_lock:
@@ -98,6 +109,24 @@ class Deps:
         if cached and self.clock() - cached.loaded_at < self.catalog_ttl_s:
             return cached
         return None
+
+    def known_catalog(self) -> Catalog | None:
+        """The catalogue as last loaded, however old, from memory or else from the store: no
+        call to the service (safe before an ack), and the same answer after a restart. For
+        decisions that the service checks again anyway (a run naming a removed segment is
+        refused with a clear failure)."""
+        with self._catalog_lock:
+            cached = self._catalogs.get(current_team())
+        if cached is not None:
+            return cached
+        stored = self.records.catalogs.get(_catalog_key(current_team()))
+        if stored is None:
+            return None
+        return Catalog(
+            segments=list(stored.segments),
+            use_cases=list(stored.use_cases),
+            loaded_at=stored.loaded_at,
+        )
 
     def known_lang(self, user_id: str) -> str | None:
         """The user's language if already looked up (no call to Slack: safe before an ack)."""

@@ -20,7 +20,7 @@ from suggestbot.slackapp.blocks.inspiration import (
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.flows import slackio
+from suggestbot.slackapp.flows import interactions, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.digest_schedule import Schedule, from_epoch, next_fire
 from suggestbot.slackapp.flows.inspiration import (
@@ -62,8 +62,12 @@ def create(
 ) -> Digest:
     """A new active digest; a time already past today first fires on the next chosen day."""
     now = deps.clock()
+    # Carried out again after a crash, a submission finds the digest it already created.
+    wanted: str | None = interactions.derived_id("digest")[:8] if interactions.current() else None
     while True:
+        ids = {"id": wanted} if wanted else {}
         digest = Digest(
+            **ids,
             team_id=team_id,
             channel_id=channel_id,
             created_by=user_id,
@@ -82,6 +86,14 @@ def create(
         if deps.records.digests.put_if_absent(digest.id, digest):
             log.info("digest %s created for channel %s", digest.id, channel_id)
             return digest
+        if wanted is not None:
+            earlier = deps.records.digests.get(wanted)
+            if earlier is not None and (earlier.created_by, earlier.channel_id) == (
+                user_id,
+                channel_id,
+            ):
+                return earlier
+            wanted = None  # another digest holds that id: a fresh one, as always
 
 
 def visible(deps: Deps, *, team_id: str, channel_id: str, user_id: str) -> list[Digest]:

@@ -115,6 +115,15 @@ class Preferences(BaseModel):
     variants: int = 1
 
 
+class StoredCatalog(BaseModel):
+    """The workspace's segments and use cases as last loaded from the service, kept so that
+    what depends on them (the quick ``/suggest brief <text>``) does not change with a restart."""
+
+    segments: list[tuple[str, str]]
+    use_cases: list[tuple[str, str]]
+    loaded_at: float
+
+
 # --- inspiration and digests ---------------------------------------------------------------------
 
 
@@ -257,3 +266,4 @@ class Records:
         self.preferences: Table[Preferences] = Table(store, "preferences", Preferences)
         self.digests: Table[Digest] = Table(store, "digests", Digest)
         self.shared_posts: Table[SharedPost] = Table(store, "shared_posts", SharedPost)
+        self.catalogs: Table[StoredCatalog] = Table(store, "catalogs", StoredCatalog)

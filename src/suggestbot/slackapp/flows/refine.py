@@ -31,7 +31,7 @@ from suggestbot.slackapp.blocks.turns import (
     build_other_lineage_notice,
     build_refinement_status,
 )
-from suggestbot.slackapp.flows import brief, failures, linking, slackio, threads
+from suggestbot.slackapp.flows import brief, failures, interactions, linking, slackio, threads
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Failure, HeldInput, Request, Table, user_key
 from suggestbot.slackapp.flows.threads import BoundSuggestion, ThreadBinding
@@ -167,6 +167,7 @@ def _unusable_part(reply: ThreadReply) -> str:
 
 def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, text: str) -> None:
     held = HeldInput(
+        id=interactions.derived_id("held"),  # a replay after a crash keeps it once
         team_id=team_id,
         user_id=user_id,
         channel_id=binding.channel,
@@ -253,6 +254,7 @@ def _keep(
     regenerate_image: bool = False,
 ) -> PendingInstruction:
     kept = PendingInstruction(
+        id=interactions.derived_id("pending"),  # a replay after a crash keeps it once
         team_id=team_id,
         user_id=user_id,
         channel=binding.channel,
@@ -409,6 +411,8 @@ def start(
         )
         return None
     req = Request(
+        # The same id each time one recorded interaction is carried out (see interactions).
+        id=interactions.derived_id("refinement"),
         kind="refinement",
         team_id=team_id,
         user_id=user_id,
@@ -422,7 +426,10 @@ def start(
         ),
         labels={"thread": binding.key},
     )
-    deps.records.requests.put(req.id, req)
+    if not deps.records.requests.put_if_absent(req.id, req):
+        # Carried out again after a crash: the first attempt recorded it, and the request's
+        # own recovery (started with the app) posts and sends it; doing it here too would race.
+        return deps.records.requests.get(req.id)
     brief.post_root(deps, req.id)
     brief.submit(deps, req.id)
     return deps.records.requests.get(req.id) or req

@@ -1,4 +1,9 @@
-"""Work after the ack: on a bounded pool, with every error logged and shown to the user."""
+"""Work after the ack: on a bounded pool, with every error logged and shown to the user.
+
+When the work carries out a recorded interaction (see ``listeners.interactions``), the record
+is finished once the work has ended, whether it succeeded or told the user it failed: only a
+process that died in between leaves it for the next start.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import slackio
+from suggestbot.slackapp.flows import interactions, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.messages import t
 
@@ -25,8 +30,9 @@ def in_background(
 ) -> None:
     """Run ``fn(*args)`` off the listener thread. A failure is logged with a short reference,
     and the user is told (ephemerally) with the same reference, never a traceback."""
+    recorded = interactions.current()
 
-    def run() -> None:
+    def work() -> None:
         try:
             fn(*args)
         except Exception:
@@ -43,6 +49,13 @@ def in_background(
                 )
             except Exception:
                 log.exception("could not tell user %s about failure %s", user_id, ref)
+
+    def run() -> None:
+        if recorded is not None:
+            deps.crash_point("interaction_acked")  # recorded and acked, nothing done yet
+        work()
+        if recorded is not None and deps.deliveries is not None:
+            deps.deliveries.finish(recorded)
 
     if deps.background is None:
         run()

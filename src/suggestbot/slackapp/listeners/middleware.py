@@ -4,6 +4,9 @@ Slack retries an event it thinks was not acknowledged (with ``X-Slack-Retry-Num`
 while the first delivery is still being handled; a double click or a resent request repeats
 a ``trigger_id``. The first delivery wins, atomically, through the store's delivery log, which
 outlives restarts.
+
+The same write keeps a delivery that starts work until that work is done (see
+``listeners.interactions``): it happens here, before any listener runs, so before any ack.
 """
 
 from __future__ import annotations
@@ -12,9 +15,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from slack_bolt import App, BoltResponse
+from slack_bolt import App, BoltContext, BoltResponse
 
+from suggestbot.slackapp.flows import interactions as current_interaction
 from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.payloads import delivery_key
 
 log = logging.getLogger(__name__)
@@ -22,10 +27,18 @@ log = logging.getLogger(__name__)
 
 def register(app: App, deps: Deps) -> None:
     @app.middleware
-    def process_once(body: dict[str, Any], next: Callable[[], None]) -> BoltResponse | None:
+    def process_once(
+        body: dict[str, Any], context: BoltContext, next: Callable[[], None]
+    ) -> BoltResponse | None:
         key = delivery_key(body)
-        if key is not None and deps.deliveries is not None and not deps.deliveries.first_time(key):
-            log.info("ignoring a repeated Slack delivery (%s)", key.split(":", 1)[0])
-            return BoltResponse(status=200, body="")
+        kept = None
+        if key is not None and deps.deliveries is not None:
+            kept = interactions.seal(deps, body, bot_user_id=context.bot_user_id)
+            if not deps.deliveries.first_time(key, pending=kept):
+                log.info("ignoring a repeated Slack delivery (%s)", key.split(":", 1)[0])
+                return BoltResponse(status=200, body="")
+        # The listener and the work it hands over run in copies of this context: the work
+        # finishes the record when it ends.
+        current_interaction.enter(key if kept is not None else None)
         next()
         return None

@@ -12,6 +12,7 @@ from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.flows import brief, linking, refine, results, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import KEEP_HELD
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_brief_modal, open_connect_modal
 from suggestbot.slackapp.messages import t
@@ -60,6 +61,12 @@ def register(app: App, deps: Deps) -> None:
     on(ids.ACTION_EDIT_RESEND, _edit_resend)
     on(ids.ACTION_REFRESH_PREVIEW, _refresh_preview)
     on(ids.ACTION_CHECK_AGAIN, _check_again)
+    # Presses that start work are recorded before the ack and carried out after a crash; the
+    # ones that only open a modal cannot be (their trigger expires), the person presses again.
+    interactions.on_action(ids.ACTION_RESEND, _resend_held_reply)
+    interactions.on_action(ids.ACTION_RETRY, _retry)
+    interactions.on_action(ids.ACTION_REFRESH_PREVIEW, _refresh_preview)
+    interactions.on_action(ids.ACTION_CHECK_AGAIN, _check_again)
 
 
 def _connect(deps: Deps, body: dict[str, Any]) -> None:
@@ -97,6 +104,17 @@ def _resend_held(deps: Deps, body: dict[str, Any]) -> None:
     )
     if len(held.text) <= 3000:
         deps.records.held.delete(held.id)
+
+
+def _resend_held_reply(deps: Deps, body: dict[str, Any]) -> None:
+    """After a restart: a kept thread reply is resent; kept briefs wait for another press
+    (they are resent through the brief modal, which only a fresh press can open)."""
+    held = deps.records.held.get(_value(body))
+    user_id, team_id = body["user"]["id"], body["user"]["team_id"]
+    if held is None or not held.thread_ts:
+        return
+    if linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        refine.resend_held(deps, held, team_id=team_id, acting_user=user_id)
 
 
 def _retry(deps: Deps, body: dict[str, Any]) -> None:

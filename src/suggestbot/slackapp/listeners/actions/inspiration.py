@@ -14,6 +14,7 @@ from suggestbot.slackapp.blocks.inspiration import read_pick_value
 from suggestbot.slackapp.flows import digests, inspiration
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.inspiration import Asker
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 
 PICK = re.compile(rf"^{re.escape(ids.ACTION_INSPIRE_PICK)}\.\d+$")
@@ -39,7 +40,17 @@ def _value(body: dict[str, Any]) -> str:
 
 
 def register(app: App, deps: Deps) -> None:
-    def on(action_id: str | re.Pattern[str], work: Callable[[Deps, Asker, str], None]) -> None:
+    def on(
+        action_id: str | re.Pattern[str],
+        work: Callable[[Deps, Asker, str], None],
+        *,
+        replay: bool = False,
+    ) -> None:
+        if replay:  # starts work: recorded before the ack, carried out after a crash
+            interactions.on_action(
+                action_id, lambda deps, body: work(deps, _asker(body), _value(body))
+            )
+
         @app.action(action_id)
         def listener(ack: Ack, body: dict[str, Any]) -> None:
             ack()
@@ -56,13 +67,14 @@ def register(app: App, deps: Deps) -> None:
             )
 
     on(PICK, _pick)
-    on(ids.ACTION_INSPIRE_SHARE, _share)
-    on(ids.ACTION_INSPIRE_REFINE, _refine)
-    on(ids.ACTION_INSPIRE_GENERATE, _generate)
-    on(ids.ACTION_DIGEST_PAUSE, _pause)
-    on(ids.ACTION_DIGEST_RESUME, _resume)
+    on(ids.ACTION_INSPIRE_SHARE, _share, replay=True)
+    # Replayed without its trigger: shared, and pointed to the thread instead of the modal.
+    on(ids.ACTION_INSPIRE_REFINE, _refine, replay=True)
+    on(ids.ACTION_INSPIRE_GENERATE, _generate, replay=True)
+    on(ids.ACTION_DIGEST_PAUSE, _pause, replay=True)
+    on(ids.ACTION_DIGEST_RESUME, _resume, replay=True)
     on(ids.ACTION_DIGEST_PREVIEW, digests.preview)
-    on(ids.ACTION_DIGEST_REMOVE, digests.remove)
+    on(ids.ACTION_DIGEST_REMOVE, digests.remove, replay=True)
 
 
 def _pick(deps: Deps, asker: Asker, value: str) -> None:

@@ -166,7 +166,11 @@ def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
             deps, body, build_returned_text(lang=lang, problem=brief_problem(rest, lang), text=rest)
         )
         return
-    quick = _quick_request(deps, team_id, user_id, rest) if rest and problem is None else None
+    # Decided as before the ack (the catalogue as last known); only an app that never loaded
+    # one loads it now, so a linked user's remembered choices are used from the first brief.
+    quick = None
+    if rest and problem is None:
+        quick = _quick_request(deps, team_id, user_id, rest, load=True)
     if quick is not None:
         request_body, labels = quick
         brief.start(
@@ -215,11 +219,12 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
 
 
 def _quick_request(
-    deps: Deps, team_id: str, user_id: str, text: str
+    deps: Deps, team_id: str, user_id: str, text: str, *, load: bool = False
 ) -> tuple[dict[str, Any], dict[str, str]] | None:
     """The run request and labels of a brief sent with the user's remembered choices, or None
-    when there are none to use."""
-    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id)
+    when there are none to use. ``load``: ask the service for the catalogue if none is known
+    (never before an ack)."""
+    defaults = _remembered_defaults(deps, team_id=team_id, user_id=user_id, load=load)
     if defaults is None:
         return None
     segment_id, use_case_id, variants, labels = defaults
@@ -234,11 +239,14 @@ def _launch(deps: Deps, request_id: str, response_url: str | None) -> None:
 
 
 def _remembered_defaults(
-    deps: Deps, *, team_id: str, user_id: str
+    deps: Deps, *, team_id: str, user_id: str, load: bool = False
 ) -> tuple[str, str, int, dict[str, str]] | None:
-    """The user's last segment, use case and variant count, if all still exist."""
+    """The user's last segment, use case and variant count, if all still exist in the
+    catalogue as last known (kept in the store: the answer does not change with a restart)."""
     prefs = deps.records.preferences.get(user_key(team_id, user_id))
-    catalog = deps.cached_catalog() if prefs else None
+    catalog = deps.known_catalog() if prefs else None
+    if prefs and catalog is None and load:
+        catalog = deps.catalog()
     if not (prefs and prefs.segment_id and prefs.use_case_id and catalog):
         return None
     segments, use_cases = dict(catalog.segments), dict(catalog.use_cases)

@@ -13,6 +13,7 @@ from slack_bolt import Ack, App, BoltContext
 
 from suggestbot.slackapp.flows import home, refine
 from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.replies import thread_reply
 
@@ -20,6 +21,9 @@ log = logging.getLogger(__name__)
 
 
 def register(app: App, deps: Deps) -> None:
+    # A reply is recorded before this ack (middleware) and carried out again after a crash.
+    interactions.on_thread_reply(_replay_reply)
+
     @app.event("message")
     def message(
         ack: Ack, body: dict[str, Any], event: dict[str, Any], context: BoltContext
@@ -52,6 +56,12 @@ def register(app: App, deps: Deps) -> None:
             user_id=user_id,
             channel_id=None,
         )
+
+
+def _replay_reply(deps: Deps, body: dict[str, Any], bot_user_id: str | None) -> None:
+    reply = thread_reply(body["event"], bot_user_id=bot_user_id, team_id=body.get("team_id"))
+    if reply is not None:
+        refine.on_reply(deps, reply)
 
 
 def _publish(deps: Deps, team_id: str, user_id: str) -> None:

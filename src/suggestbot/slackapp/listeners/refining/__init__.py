@@ -13,10 +13,12 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
+from suggestbot.contentapi.checks import check_thread_name
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.thread_modals import build_refine_modal
 from suggestbot.slackapp.flows import drafts, home, linking, lists, refine, rename, threads, turns
 from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_connect_modal
 from suggestbot.slackapp.messages import t
@@ -47,7 +49,15 @@ def _where(body: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
 
 
 def register(app: App, deps: Deps) -> None:
-    def on(action: str | re.Pattern[str], work: Callable[[Deps, dict[str, Any]], None]) -> None:
+    def on(
+        action: str | re.Pattern[str],
+        work: Callable[[Deps, dict[str, Any]], None],
+        *,
+        replay: bool = False,
+    ) -> None:
+        if replay:  # starts work: recorded before the ack, carried out after a crash
+            interactions.on_action(action, work)
+
         @app.action(action)
         def listener(ack: Ack, body: dict[str, Any]) -> None:
             ack()
@@ -62,16 +72,20 @@ def register(app: App, deps: Deps) -> None:
             )
 
     on(ids.ACTION_REFINE_OPEN, _open_refine)
-    on(_CHOOSE, _choose)
+    on(_CHOOSE, _choose, replay=True)
     on(ids.ACTION_RENAME_OPEN, _open_rename)
-    on(ids.ACTION_REFRESH_TURN, _refresh_turn)
-    on(ids.ACTION_REFINE_HEAD, _refine_head)
-    on(ids.ACTION_RESEND_WITHOUT_IMAGE, _without_image)
+    on(ids.ACTION_REFRESH_TURN, _refresh_turn, replay=True)
+    on(ids.ACTION_REFINE_HEAD, _refine_head, replay=True)
+    on(ids.ACTION_RESEND_WITHOUT_IMAGE, _without_image, replay=True)
     on(ids.ACTION_LIST_MORE, _more)
     on(ids.ACTION_THREAD_HISTORY, _thread_history)
     on(ids.ACTION_RUN_HISTORY, _run_history)
-    on(ids.ACTION_HOME_DISCONNECT, _home_disconnect)
+    on(ids.ACTION_HOME_DISCONNECT, _home_disconnect, replay=True)
     on(ids.ACTION_HOME_REFRESH, _home_refresh)
+    # Submissions are recorded before the ack (middleware) and carried out after a crash.
+    interactions.on_view(ids.VIEW_REFINE, _replay_refine)
+    interactions.on_view(ids.VIEW_RENAME, _replay_rename)
+    interactions.on_view(ids.VIEW_DRAFT, _replay_draft)
 
     @app.view(ids.VIEW_REFINE)
     def refine_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
@@ -100,10 +114,11 @@ def register(app: App, deps: Deps) -> None:
     @app.view(ids.VIEW_RENAME)
     def rename_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         team_id, user_id = _user(body)
-        lang = deps.lang_of(user_id)
         name = str(view_values(view).get(ids.INPUT_THREAD_NAME) or "")
-        problem = rename.name_problem(name, lang)
-        if problem:
+        if check_thread_name(name):
+            # The language (a Slack call) only to word the error: nothing slow before the
+            # ack of a valid name.
+            problem = rename.name_problem(name, deps.lang_of(user_id)) or ""
             ack(response_action="errors", errors={ids.INPUT_THREAD_NAME: problem})
             return
         ack()
@@ -122,40 +137,74 @@ def register(app: App, deps: Deps) -> None:
 
     @app.view(ids.VIEW_DRAFT)
     def draft_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
-        team_id, user_id = _user(body)
-        lang = deps.lang_of(user_id)
+        _, user_id = _user(body)
         values = view_values(view)
         subject = str(values.get(ids.INPUT_DRAFT_SUBJECT) or "")
         text = str(values.get(ids.INPUT_DRAFT_BODY) or "")
-        errors = {}
-        if not subject.strip():
-            errors[ids.INPUT_DRAFT_SUBJECT] = t("draft.empty_subject", lang)
-        if not text.strip():
-            errors[ids.INPUT_DRAFT_BODY] = t("draft.empty_body", lang)
-        if errors:
+        if not (subject.strip() and text.strip()):
+            lang = deps.lang_of(user_id)  # only to word the error
+            errors = {}
+            if not subject.strip():
+                errors[ids.INPUT_DRAFT_SUBJECT] = t("draft.empty_subject", lang)
+            if not text.strip():
+                errors[ids.INPUT_DRAFT_BODY] = t("draft.empty_body", lang)
             ack(response_action="errors", errors=errors)
             return
         ack()
         metadata = load_metadata(view.get("private_metadata"))
-        labels = {
-            "segment": selected_label(view, ids.INPUT_SEGMENT) or str(values[ids.INPUT_SEGMENT]),
-            "use_case": selected_label(view, ids.INPUT_USE_CASE) or str(values[ids.INPUT_USE_CASE]),
-        }
         in_background(
             deps,
-            _save_draft,
+            _replay_draft,
             deps,
-            team_id,
-            user_id,
-            str(metadata.get("channel") or user_id),
-            str(values[ids.INPUT_SEGMENT]),
-            str(values[ids.INPUT_USE_CASE]),
-            subject,
-            text,
-            labels,
+            body,
             user_id=user_id,
             channel_id=metadata.get("channel"),
         )
+
+
+def _replay_refine(deps: Deps, body: dict[str, Any]) -> None:
+    team_id, user_id = _user(body)
+    values = view_values(body["view"])
+    instruction = str(values.get(ids.INPUT_INSTRUCTION) or "").strip()
+    if instruction:
+        metadata = load_metadata(body["view"].get("private_metadata"))
+        regenerate = values.get(ids.INPUT_IMAGE_MODE) == refine.IMAGE_REGENERATE
+        _submit_refine(deps, team_id, user_id, metadata, instruction, regenerate)
+
+
+def _replay_rename(deps: Deps, body: dict[str, Any]) -> None:
+    team_id, user_id = _user(body)
+    name = str(view_values(body["view"]).get(ids.INPUT_THREAD_NAME) or "")
+    if not check_thread_name(name):
+        metadata = load_metadata(body["view"].get("private_metadata"))
+        _finish_rename(deps, team_id, user_id, metadata, name)
+
+
+def _replay_draft(deps: Deps, body: dict[str, Any]) -> None:
+    """Save a submitted draft (after the ack, and again after a crash)."""
+    team_id, user_id = _user(body)
+    view = body["view"]
+    values = view_values(view)
+    subject = str(values.get(ids.INPUT_DRAFT_SUBJECT) or "")
+    text = str(values.get(ids.INPUT_DRAFT_BODY) or "")
+    if not (subject.strip() and text.strip()):
+        return
+    metadata = load_metadata(view.get("private_metadata"))
+    labels = {
+        "segment": selected_label(view, ids.INPUT_SEGMENT) or str(values[ids.INPUT_SEGMENT]),
+        "use_case": selected_label(view, ids.INPUT_USE_CASE) or str(values[ids.INPUT_USE_CASE]),
+    }
+    _save_draft(
+        deps,
+        team_id,
+        user_id,
+        str(metadata.get("channel") or user_id),
+        str(values[ids.INPUT_SEGMENT]),
+        str(values[ids.INPUT_USE_CASE]),
+        subject,
+        text,
+        labels,
+    )
 
 
 # ---------------------------------------------------------------- buttons in threads

@@ -15,6 +15,7 @@ from suggestbot.slackapp.flows import brief, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.linking import LinkResult
 from suggestbot.slackapp.flows.records import Preferences, user_key
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import brief_problem, steered_body
 from suggestbot.slackapp.messages import t
@@ -29,12 +30,17 @@ def _field_error(text: str, lang: str) -> str | None:
 
 
 def register(app: App, deps: Deps) -> None:
+    # Recorded before the ack (middleware) and carried out after a crash. A new brief is
+    # recorded as a request instead; only "edit and resend" is replayed from the submission.
+    interactions.on_view(ids.VIEW_CONNECT, _replay_connect)
+    interactions.on_view(ids.VIEW_BRIEF, _replay_edited_brief)
+
     @app.view(ids.VIEW_CONNECT)
     def connect_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         user_id = body["user"]["id"]
-        lang = deps.lang_of(user_id)
         token = str(view_values(view).get(ids.INPUT_TOKEN) or "")
         if not token.strip():
+            lang = deps.lang_of(user_id)  # a Slack call: only to word the error
             ack(response_action="errors", errors={ids.INPUT_TOKEN: t("connect.empty", lang)})
             return
         # Close the modal at once; the outcome is told where the user asked, after the check.
@@ -55,7 +61,6 @@ def register(app: App, deps: Deps) -> None:
     @app.view(ids.VIEW_BRIEF)
     def brief_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         user_id = body["user"]["id"]
-        lang = deps.lang_of(user_id)
         values = view_values(view)
         metadata = load_metadata(view.get("private_metadata"))
         if metadata.get("held"):
@@ -63,7 +68,8 @@ def register(app: App, deps: Deps) -> None:
             text = held.text if held else ""
         else:
             text = str(values.get(ids.INPUT_BRIEF) or "")
-        problem = _field_error(text, lang)
+        # The language (a Slack call) only to word an error: nothing slow before a good ack.
+        problem = _field_error(text, deps.lang_of(user_id)) if check_brief(text) else None
         if problem and not metadata.get("held"):
             ack(response_action="errors", errors={ids.INPUT_BRIEF: problem})
             return
@@ -74,7 +80,7 @@ def register(app: App, deps: Deps) -> None:
         if missing:
             ack(
                 response_action="errors",
-                errors=dict.fromkeys(missing, t("brief.missing_choice", lang)),
+                errors=dict.fromkeys(missing, t("brief.missing_choice", deps.lang_of(user_id))),
             )
             return
         # Recorded before the ack: once the modal has closed nobody submits it again, so a
@@ -92,6 +98,25 @@ def register(app: App, deps: Deps) -> None:
             user_id=user_id,
             channel_id=metadata.get("channel"),
         )
+
+
+def _replay_connect(deps: Deps, body: dict[str, Any]) -> None:
+    token = str(view_values(body["view"]).get(ids.INPUT_TOKEN) or "")
+    if token.strip():
+        _finish_connect(deps, body, token)
+
+
+def _replay_edited_brief(deps: Deps, body: dict[str, Any]) -> None:
+    view, user_id = body["view"], body["user"]["id"]
+    metadata = load_metadata(view.get("private_metadata"))
+    earlier = deps.records.requests.get(metadata["request"]) if metadata.get("request") else None
+    if earlier is None or earlier.user_id != user_id or metadata.get("held"):
+        return
+    values = view_values(view)
+    text = str(values.get(ids.INPUT_BRIEF) or "")
+    if check_brief(text) or not (values.get(ids.INPUT_SEGMENT) and values.get(ids.INPUT_USE_CASE)):
+        return
+    _send_brief(deps, body, text, metadata, None)
 
 
 def _finish_connect(deps: Deps, body: dict[str, Any], token: str) -> None:

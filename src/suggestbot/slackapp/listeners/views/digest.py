@@ -13,6 +13,7 @@ from suggestbot.slackapp.flows import digests, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.digest_schedule import is_valid_zone, parse_hhmm
 from suggestbot.slackapp.flows.inspiration import Pair
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import load_metadata, selected_label
@@ -58,14 +59,16 @@ def form_errors(form: dict[str, Any], lang: str) -> dict[str, str]:
 
 
 def register(app: App, deps: Deps) -> None:
+    # Recorded before the ack (middleware) and carried out after a crash.
+    interactions.on_view(ids.VIEW_DIGEST_ADD, _replay_create)
+
     @app.view(ids.VIEW_DIGEST_ADD)
     def digest_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         user_id = body["user"]["id"]
-        lang = deps.lang_of(user_id)
         form = read_form(view)
-        errors = form_errors(form, lang)
-        if errors:
-            ack(response_action="errors", errors=errors)
+        if form_errors(form, "en"):
+            # The language (a Slack call) only to word the errors.
+            ack(response_action="errors", errors=form_errors(form, deps.lang_of(user_id)))
             return
         ack()
         channel_id = load_metadata(view.get("private_metadata")).get("channel") or user_id
@@ -79,6 +82,13 @@ def register(app: App, deps: Deps) -> None:
             user_id=user_id,
             channel_id=channel_id,
         )
+
+
+def _replay_create(deps: Deps, body: dict[str, Any]) -> None:
+    form = read_form(body["view"])
+    if not form_errors(form, "en"):
+        channel_id = load_metadata(body["view"].get("private_metadata")).get("channel")
+        _create(deps, body, form, channel_id or body["user"]["id"])
 
 
 def _create(deps: Deps, body: dict[str, Any], form: dict[str, Any], channel_id: str) -> None:

@@ -1,0 +1,35 @@
+"""Which recorded Slack interaction the current work carries out, if any.
+
+An interaction that starts work is recorded before the ack and carried out again at the next
+start when the process died before finishing it (see ``slackapp.listeners.interactions``). A
+flow that creates a record for it takes the record's id from :func:`derived_id`: the replay
+then finds the record the first attempt already wrote instead of creating a second one.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import uuid
+
+_CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("interaction", default=None)
+
+
+def current() -> str | None:
+    """The delivery key of the recorded interaction this work serves."""
+    return _CURRENT.get()
+
+
+def enter(key: str | None) -> None:
+    """Serve ``key`` (or nothing) from here on in this context; the app's pools copy the
+    context into the listener and into the work handed over (like the workspace scope)."""
+    _CURRENT.set(key)
+
+
+def derived_id(purpose: str) -> str:
+    """A record id that is the same each time the current interaction is carried out; a fresh
+    one outside any recorded interaction."""
+    key = current()
+    if key is None:
+        return uuid.uuid4().hex
+    return hashlib.sha256(f"{purpose}\0{key}".encode()).hexdigest()[:32]

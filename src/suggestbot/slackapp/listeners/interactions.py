@@ -1,0 +1,168 @@
+"""Interactions that start work are recorded before the ack and carried out after a crash.
+
+Slack never resends a thread reply, a modal submission or a button press it had our 200 for:
+when the process dies between the ack and the end of the work, only what was written before
+the ack can bring it back. Briefs are recorded as requests before their ack; every other
+interaction that starts work is kept, sealed, in the same write that claims its delivery (see
+:class:`~suggestbot.store.DeliveryLog`, written by the ``process_once`` middleware), finished
+when its work ends, and carried out again by :func:`replay_unfinished` at the next start.
+
+A listener registers the work it hands over with :func:`on_view`, :func:`on_action` or
+:func:`on_thread_reply`, as a function of the delivery alone, so that the replay does exactly
+what the listener would have done after its ack. Replaying is safe because each step is:
+records created for an interaction take their id from it (``flows.interactions.derived_id``),
+requests carry on through their own recovery, and state changes are claims (a second attempt
+finds them done).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from typing import Any
+
+from suggestbot.installations.scope import current_team, team_scope
+from suggestbot.slackapp.flows import interactions
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.replies import thread_reply
+from suggestbot.store import VaultError
+
+log = logging.getLogger(__name__)
+
+# The work after the ack, from the delivery's body and the app's bot user id.
+Work = Callable[[Deps, dict[str, Any], str | None], None]
+
+# A delivery whose work killed the process this many times is given up (and logged).
+MAX_ATTEMPTS = 3
+THREAD_REPLY = "event:message"
+
+_WORK: dict[str, Work] = {}
+_ACTION_PATTERNS: list[tuple[re.Pattern[str], str]] = []
+
+
+def on_view(callback_id: str, work: Callable[[Deps, dict[str, Any]], None]) -> None:
+    """Replay submissions of the modal ``callback_id`` with ``work(deps, body)``, which must
+    check the submission again (a submission answered with errors started nothing)."""
+    _WORK[f"view:{callback_id}"] = lambda deps, body, _bot: work(deps, body)
+
+
+def on_action(action: str | re.Pattern[str], work: Callable[[Deps, dict[str, Any]], None]) -> None:
+    """Replay presses of the button ``action`` with ``work(deps, body)`` (without the press's
+    ``trigger_id``: it has expired, so the work cannot open a modal)."""
+    name = action if isinstance(action, str) else action.pattern
+    if isinstance(action, re.Pattern) and (action, name) not in _ACTION_PATTERNS:
+        _ACTION_PATTERNS.append((action, name))
+    _WORK[f"action:{name}"] = lambda deps, body, _bot: work(deps, body)
+
+
+def on_thread_reply(work: Work) -> None:
+    """Replay a person's reply in a thread with ``work(deps, body, bot_user_id)``."""
+    _WORK[THREAD_REPLY] = work
+
+
+def kind_of(body: dict[str, Any], *, bot_user_id: str | None) -> str | None:
+    """Which registered work ``body`` starts, or None (then nothing is kept for it)."""
+    kind = body.get("type")
+    if kind == "event_callback":
+        event = body.get("event") or {}
+        if event.get("type") != "message" or THREAD_REPLY not in _WORK:
+            return None
+        reply = thread_reply(event, bot_user_id=bot_user_id, team_id=body.get("team_id"))
+        return THREAD_REPLY if reply is not None else None
+    if kind == "view_submission":
+        name = f"view:{(body.get('view') or {}).get('callback_id')}"
+        return name if name in _WORK else None
+    if kind == "block_actions":
+        actions = body.get("actions") or [{}]
+        action_id = str(actions[0].get("action_id") or "")
+        if f"action:{action_id}" in _WORK:
+            return f"action:{action_id}"
+        for pattern, name in _ACTION_PATTERNS:
+            if pattern.fullmatch(action_id):
+                return f"action:{name}"
+    return None
+
+
+def seal(deps: Deps, body: dict[str, Any], *, bot_user_id: str | None) -> str | None:
+    """What is kept of a delivery that starts work: encrypted (a connect submission holds the
+    user's token; every delivery holds short-lived URLs), or None for any other delivery."""
+    kind = kind_of(body, bot_user_id=bot_user_id)
+    if kind is None:
+        return None
+    kept = {"kind": kind, "body": body, "team": current_team(), "bot": bot_user_id}
+    return deps.vault.seal(json.dumps(kept, separators=(",", ":")))
+
+
+def finish(deps: Deps, key: str) -> None:
+    if deps.deliveries is not None:
+        deps.deliveries.finish(key)
+
+
+def replay_unfinished(deps: Deps) -> int:
+    """Carry out every recorded interaction whose work did not finish (the process died
+    first), each on the background pool; returns how many were handed over."""
+    if deps.deliveries is None:
+        return 0
+    replayed = 0
+    for key, sealed in deps.deliveries.unfinished():
+        if deps.deliveries.next_attempt(key) > MAX_ATTEMPTS:
+            log.error(
+                "giving up a recorded %s: its work was cut short %d times",
+                _what(key),
+                MAX_ATTEMPTS,
+            )
+            finish(deps, key)
+            continue
+        try:
+            kept = json.loads(deps.vault.unseal(sealed))
+        except (VaultError, ValueError):
+            log.error("a recorded %s cannot be decrypted with the keys given; dropped", _what(key))
+            finish(deps, key)
+            continue
+        work = _WORK.get(str(kept.get("kind")))
+        if work is None:
+            log.warning("no work is registered for a recorded %s; dropped", kept.get("kind"))
+            finish(deps, key)
+            continue
+        body = {k: v for k, v in kept["body"].items() if k != "trigger_id"}
+        _hand_over(deps, key, work, body, kept.get("team"), kept.get("bot"))
+        replayed += 1
+    if replayed:
+        log.info("carrying out %d interaction(s) acknowledged before the restart", replayed)
+    return replayed
+
+
+def _what(key: str) -> str:
+    """The kind of delivery a key names, for a log line (its other half, a ``trigger_id``, is
+    a short-lived credential)."""
+    return key.split(":", 1)[0]
+
+
+def _hand_over(
+    deps: Deps, key: str, work: Work, body: dict[str, Any], team: str | None, bot: str | None
+) -> None:
+    # Imported here: background reports failures with the notice builders, which import more
+    # of the listeners' world than this module needs at import time.
+    from suggestbot.slackapp.listeners.background import in_background
+
+    user = body.get("user") or {}
+    event = body.get("event") or {}
+    user_id = str(user.get("id") or event.get("user") or "")
+    channel = (body.get("channel") or {}).get("id") or event.get("channel")
+    with team_scope(team):
+        interactions.enter(key)
+        try:
+            in_background(
+                deps,
+                work,
+                deps,
+                body,
+                bot,
+                user_id=user_id,
+                channel_id=channel,
+                response_url=body.get("response_url"),
+            )
+        finally:
+            interactions.enter(None)

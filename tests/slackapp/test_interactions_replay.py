@@ -1,0 +1,145 @@
+"""Recorded interactions: kept sealed with their delivery's claim, carried out at the next start
+exactly as the listener would have, given up after repeated crashes, dropped when unreadable."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from suggestbot.slackapp.flows import digests
+from suggestbot.slackapp.flows import interactions as current
+from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.slackapp.flows.inspiration import Pair
+from suggestbot.slackapp.flows.records import Records
+from suggestbot.slackapp.listeners import interactions
+from suggestbot.store import DeliveryLog, MemoryStore, TokenVault, generate_key
+
+VIEW = "test_replay_view"
+
+
+class Killed(BaseException):
+    """The process dying in the middle of the work."""
+
+
+def deps_with(vault: TokenVault) -> Deps:
+    store = MemoryStore()
+    parts: dict[str, Any] = {"content": None, "slack": None, "timers": None}
+    return Deps(records=Records(store), vault=vault, deliveries=DeliveryLog(store), **parts)
+
+
+def submission(token: str) -> dict[str, Any]:
+    return {
+        "type": "view_submission",
+        "trigger_id": "1234.5678.abcdef",
+        "user": {"id": "U0ALICE", "team_id": "T1"},
+        "view": {"callback_id": VIEW, "state": {"values": {"t": {"t": {"value": token}}}}},
+    }
+
+
+def record(deps: Deps, body: dict[str, Any]) -> str:
+    sealed = interactions.seal(deps, body, bot_user_id="UBOT")
+    assert sealed is not None and deps.deliveries is not None
+    key = f"view_submission:{body['trigger_id']}"
+    assert deps.deliveries.first_time(key, pending=sealed)
+    return key
+
+
+def test_kept_sealed_and_carried_out_once_without_its_trigger() -> None:
+    seen: list[tuple[dict[str, Any], str | None]] = []
+    interactions.on_view(VIEW, lambda deps, body: seen.append((body, current.current())))
+    deps = deps_with(TokenVault([generate_key()]))
+    body = submission("sbx_ut_secret-token-123")
+    key = record(deps, body)
+    assert deps.deliveries is not None
+    [(_, sealed)] = deps.deliveries.unfinished()
+    assert "sbx_ut_secret" not in sealed and "U0ALICE" not in sealed
+
+    assert interactions.replay_unfinished(deps) == 1
+    [(replayed, serving)] = seen
+    assert replayed == {k: v for k, v in body.items() if k != "trigger_id"}
+    assert serving == key  # records it creates take their ids from it
+    assert deps.deliveries.unfinished() == []
+    assert interactions.replay_unfinished(deps) == 0 and len(seen) == 1
+
+
+def test_ids_derived_in_one_interaction_are_stable_and_differ_between_them() -> None:
+    current.enter("event:Ev1")
+    first = current.derived_id("refinement")
+    assert current.derived_id("refinement") == first
+    assert current.derived_id("digest") != first
+    current.enter("event:Ev2")
+    assert current.derived_id("refinement") != first
+    current.enter(None)
+    assert current.derived_id("refinement") != current.derived_id("refinement")
+
+
+def test_work_that_kills_the_process_every_time_is_given_up() -> None:
+    tries: list[int] = []
+
+    def dies(deps: Deps, body: dict[str, Any]) -> None:
+        tries.append(1)
+        raise Killed
+
+    interactions.on_view(VIEW, dies)
+    deps = deps_with(TokenVault([generate_key()]))
+    record(deps, submission("x"))
+    for _ in range(interactions.MAX_ATTEMPTS):
+        with pytest.raises(Killed):
+            interactions.replay_unfinished(deps)
+    assert interactions.replay_unfinished(deps) == 0
+    assert len(tries) == interactions.MAX_ATTEMPTS
+    assert deps.deliveries is not None and deps.deliveries.unfinished() == []
+
+
+def test_a_record_no_key_can_open_is_dropped_and_named_without_its_trigger(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    interactions.on_view(VIEW, lambda deps, body: pytest.fail("must not run"))
+    deps = deps_with(TokenVault([generate_key()]))
+    record(deps, submission("x"))
+    deps.vault = TokenVault([generate_key()])  # the old key is gone
+    assert interactions.replay_unfinished(deps) == 0
+    assert deps.deliveries is not None and deps.deliveries.unfinished() == []
+    assert "view_submission" in caplog.text and "1234.5678" not in caplog.text
+
+
+def test_deliveries_that_start_no_registered_work_are_not_kept() -> None:
+    deps = deps_with(TokenVault([generate_key()]))
+    command = {"command": "/suggest", "trigger_id": "1.2.3", "text": "help"}
+    assert interactions.seal(deps, command, bot_user_id="UBOT") is None
+    other_view = {"type": "view_submission", "view": {"callback_id": "nobody_listens"}}
+    assert interactions.seal(deps, other_view, bot_user_id="UBOT") is None
+    not_a_reply = {"type": "event_callback", "event": {"type": "message", "text": "hi"}}
+    assert interactions.seal(deps, not_a_reply, bot_user_id="UBOT") is None
+    kept = interactions.seal(deps, submission("x"), bot_user_id="UBOT")
+    assert kept is not None
+    assert json.loads(deps.vault.unseal(kept))["kind"] == f"view:{VIEW}"
+
+
+def test_a_digest_added_again_by_the_same_submission_is_the_same_digest() -> None:
+    deps = deps_with(TokenVault([generate_key()]))
+    pair = Pair("s1", "Hikers", "uc1", "Newsletter")
+
+    def add() -> str:
+        return digests.create(
+            deps,
+            team_id="T1",
+            channel_id="C1",
+            user_id="U0ALICE",
+            pair=pair,
+            time="09:00",
+            tz="Europe/Berlin",
+            weekdays=[0, 2],
+            quiet_when_unchanged=False,
+            lang="en",
+        ).id
+
+    current.enter("view_submission:1.2.3")
+    first, again = add(), add()  # the replay after a crash between create and done
+    current.enter("view_submission:4.5.6")
+    other = add()
+    current.enter(None)
+    assert again == first != other
+    assert sorted(d.id for d in deps.records.digests.values()) == sorted({first, other})
