@@ -7,6 +7,7 @@ and a missing key is a programming error (KeyError), caught by the tests that re
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SUPPORTED = ("en", "de")
@@ -92,7 +93,7 @@ _EN: dict[str, str] = {
     "brief.rejected_by_service": "The service refused this brief ({code}). "
     "Reword it and send again.",
     "brief.using_defaults": "Sending your brief for *{segment}* / *{use_case}* "
-    "({variants} variant(s)).",
+    "({variants} {variants|variant|variants}).",
     "brief.change": "Change",
     # root message
     "root.queued": ":hourglass_flowing_sand: Brief from <@{user}> is queued.",
@@ -102,14 +103,15 @@ _EN: dict[str, str] = {
     "root.requeued": ":hourglass_flowing_sand: Generating for <@{user}>: the service is "
     "retrying (attempt {attempt} finished without a result). Nothing is lost.",
     "root.sending": ":outbox_tray: Sending brief from <@{user}>…",
-    "root.ready": ":sparkles: {count} suggestion(s) for <@{user}> are ready. "
+    "root.ready": ":sparkles: The results for <@{user}> are ready: {count} "
+    "{count|suggestion|suggestions}. "
     "Reply in this thread to refine.",
     "root.failed": ":x: The brief from <@{user}> failed: {reason}",
     "root.delayed": ":snail: The service is busy. The brief from <@{user}> will be sent "
     "automatically at {when}.",
     "root.waiting_for_user": ":warning: The brief from <@{user}> is waiting: {reason}",
     "root.brief_quote": "> {brief}",
-    "root.context": "{segment} · {use_case} · {variants} variant(s)",
+    "root.context": "{segment} · {use_case} · {variants} {variants|variant|variants}",
     # variants
     "variant.header": "Variant {n} of {total}",
     "variant.kind.email": "Email",
@@ -119,7 +121,8 @@ _EN: dict[str, str] = {
     "variant.refresh": "Refresh preview",
     "variant.preview_expired": "Image preview links expire after 15 minutes: press "
     "*Refresh preview* to see the image again.",
-    "variant.skipped": "{count} suggestion(s) of a kind this app does not know yet were skipped.",
+    "variant.skipped": "{count} {count|suggestion|suggestions} of a kind this app does not know "
+    "yet {count|was|were} skipped.",
     "variant.continued": "(continued)",
     # failures
     "fail.generation_failed": "the service failed while generating.",
@@ -170,7 +173,7 @@ _EN: dict[str, str] = {
     "inspire.title_version": ":bulb: *Ready-made content* for *{segment}* · *{use_case}*: "
     "version {version}",
     "inspire.older_hint": "Older content: add `--version {previous}` to the command.",
-    "inspire.left_out": "{count} more variant(s) did not fit in this message.",
+    "inspire.left_out": "{count} more {count|variant|variants} did not fit in this message.",
     "inspire.no_preview": "No image preview right now; the image is shown when the variant is "
     "shared.",
     "inspire.share_button": "Share #{n} to channel",
@@ -362,7 +365,7 @@ _EN: dict[str, str] = {
     "lists.runs_title": "Your recent runs",
     "lists.threads_empty": "No threads yet. Send a brief and reply to a variant to refine it.",
     "lists.runs_empty": "No runs yet. Send a brief with `/suggest brief`.",
-    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} turn(s) · {when}",
+    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} {turns|turn|turns} · {when}",
     "lists.run_line": "*{n}.* *{kind}* · {status} · {when}\n{text}",
     "lists.unnamed": "Unnamed thread",
     "lists.origin.precompute": "ready-made",
@@ -383,14 +386,15 @@ _EN: dict[str, str] = {
     "lists.unavailable": "The content service could not be reached. Please try again later.",
     "history.thread_title": "Thread history",
     "history.run_title": "Run history",
-    "history.thread_intro": "*{name}* · {turns} turn(s), oldest first.",
+    "history.thread_intro": "*{name}* · {turns} {turns|turn|turns}, oldest first.",
     "history.turn_first": "*Turn {n}* · {when} · the original",
     "history.turn": "*Turn {n}* · {when}",
-    "history.lineage_intro": "How this suggestion came about, original first ({steps} step(s)).",
+    "history.lineage_intro": "How this suggestion came about, original first ({steps} "
+    "{steps|step|steps}).",
     "history.original": "*{n}.* Original (variant {variant}) · {when}",
     "history.step": "*{n}.* Refined · {when}",
     "history.now": "*{n}.* This result · {when}",
-    "history.set_intro": "{count} variant(s) from the brief:",
+    "history.set_intro": "{count} {count|variant|variants} from the brief:",
     "history.variant": "*Variant {n}* · {kind}",
     "history.no_result": "This run has no result (yet).",
     "history.not_visible": ":lock: You can't see this in the content service.",
@@ -532,7 +536,7 @@ _DE: dict[str, str] = {
     "brief.rejected_by_service": "Der Dienst hat dieses Briefing abgelehnt ({code}). "
     "Formuliere es um und sende es erneut.",
     "brief.using_defaults": "Dein Briefing geht an *{segment}* / *{use_case}* "
-    "({variants} Variante(n)).",
+    "({variants} {variants|Variante|Varianten}).",
     "brief.change": "Ändern",
     "root.queued": ":hourglass_flowing_sand: Briefing von <@{user}> ist in der Warteschlange.",
     "root.running": ":gear: Generiere für <@{user}>… (Versuch {attempt})",
@@ -541,14 +545,15 @@ _DE: dict[str, str] = {
     "root.requeued": ":hourglass_flowing_sand: Generiere für <@{user}>: Der Dienst versucht es "
     "erneut (Versuch {attempt} endete ohne Ergebnis). Es geht nichts verloren.",
     "root.sending": ":outbox_tray: Sende Briefing von <@{user}>…",
-    "root.ready": ":sparkles: {count} Vorschlag/Vorschläge für <@{user}> sind fertig. "
+    "root.ready": ":sparkles: Die Ergebnisse für <@{user}> sind fertig: {count} "
+    "{count|Vorschlag|Vorschläge}. "
     "Antworte in diesem Thread, um zu verfeinern.",
     "root.failed": ":x: Das Briefing von <@{user}> ist fehlgeschlagen: {reason}",
     "root.delayed": ":snail: Der Dienst ist ausgelastet. Das Briefing von <@{user}> wird um "
     "{when} automatisch gesendet.",
     "root.waiting_for_user": ":warning: Das Briefing von <@{user}> wartet: {reason}",
     "root.brief_quote": "> {brief}",
-    "root.context": "{segment} · {use_case} · {variants} Variante(n)",
+    "root.context": "{segment} · {use_case} · {variants} {variants|Variante|Varianten}",
     "variant.header": "Variante {n} von {total}",
     "variant.kind.email": "E-Mail",
     "variant.kind.social_single_image": "Social-Post",
@@ -557,7 +562,8 @@ _DE: dict[str, str] = {
     "variant.refresh": "Vorschau erneuern",
     "variant.preview_expired": "Bildlinks laufen nach 15 Minuten ab: Drücke *Vorschau erneuern*, "
     "um das Bild wieder zu sehen.",
-    "variant.skipped": "{count} Vorschlag/Vorschläge einer hier noch unbekannten Art wurden "
+    "variant.skipped": "{count} {count|Vorschlag|Vorschläge} einer hier noch unbekannten Art "
+    "{count|wurde|wurden} "
     "übersprungen.",
     "variant.continued": "(Fortsetzung)",
     "fail.generation_failed": "beim Generieren ist im Dienst ein Fehler aufgetreten.",
@@ -612,7 +618,8 @@ _DE: dict[str, str] = {
     "inspire.title_version": ":bulb: *Fertige Inhalte* für *{segment}* · *{use_case}*: "
     "Version {version}",
     "inspire.older_hint": "Ältere Inhalte: Hänge `--version {previous}` an den Befehl an.",
-    "inspire.left_out": "{count} weitere Variante(n) passten nicht in diese Nachricht.",
+    "inspire.left_out": "{count} {count|weitere Variante passte|weitere Varianten passten} nicht "
+    "in diese Nachricht.",
     "inspire.no_preview": "Gerade keine Bildvorschau; das Bild erscheint, wenn die Variante "
     "geteilt wird.",
     "inspire.share_button": "#{n} im Kanal teilen",
@@ -810,7 +817,7 @@ _DE: dict[str, str] = {
     "lists.threads_empty": "Noch keine Threads. Sende ein Briefing und antworte auf eine "
     "Variante, um sie zu verfeinern.",
     "lists.runs_empty": "Noch keine Läufe. Sende ein Briefing mit `/suggest brief`.",
-    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} Runde(n) · {when}",
+    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} {turns|Runde|Runden} · {when}",
     "lists.run_line": "*{n}.* *{kind}* · {status} · {when}\n{text}",
     "lists.unnamed": "Thread ohne Namen",
     "lists.origin.precompute": "fertiger Inhalt",
@@ -832,14 +839,15 @@ _DE: dict[str, str] = {
     "erneut.",
     "history.thread_title": "Thread-Verlauf",
     "history.run_title": "Lauf-Verlauf",
-    "history.thread_intro": "*{name}* · {turns} Runde(n), älteste zuerst.",
+    "history.thread_intro": "*{name}* · {turns} {turns|Runde|Runden}, älteste zuerst.",
     "history.turn_first": "*Runde {n}* · {when} · das Original",
     "history.turn": "*Runde {n}* · {when}",
-    "history.lineage_intro": "Wie dieser Vorschlag entstand, Original zuerst ({steps} Schritte).",
+    "history.lineage_intro": "Wie dieser Vorschlag entstand, Original zuerst ({steps} "
+    "{steps|Schritt|Schritte}).",
     "history.original": "*{n}.* Original (Variante {variant}) · {when}",
     "history.step": "*{n}.* Verfeinert · {when}",
     "history.now": "*{n}.* Dieses Ergebnis · {when}",
-    "history.set_intro": "{count} Variante(n) aus dem Briefing:",
+    "history.set_intro": "{count} {count|Variante|Varianten} aus dem Briefing:",
     "history.variant": "*Variante {n}* · {kind}",
     "history.no_result": "Dieser Lauf hat (noch) kein Ergebnis.",
     "history.not_visible": ":lock: Das kannst du im Content-Dienst nicht sehen.",
@@ -912,10 +920,22 @@ def language_of(slack_locale: str | None) -> str:
     return lang if lang in SUPPORTED else "en"
 
 
+# ``{count|one|other}``: the singular when ``count`` is 1, else the plural (English and German
+# share this rule), so a sentence never reads "1 variant(s)".
+_PLURAL = re.compile(r"\{(\w+)\|([^{}|]*)\|([^{}|]*)\}")
+
+
+def _plural(template: str, values: dict[str, Any]) -> str:
+    def pick(match: re.Match[str]) -> str:
+        return match.group(2) if values[match.group(1)] == 1 else match.group(3)
+
+    return _PLURAL.sub(pick, template)
+
+
 def t(key: str, lang: str = "en", /, **values: Any) -> str:
     """The sentence ``key`` in ``lang`` (falling back to English), with ``values`` filled in."""
     template = _CATALOGUES.get(lang, _EN).get(key) or _EN[key]
-    return template.format(**values) if values else template
+    return _plural(template, values).format(**values) if values else template
 
 
 def all_keys() -> list[str]:
