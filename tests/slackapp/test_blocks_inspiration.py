@@ -23,7 +23,8 @@ from suggestbot.slackapp.blocks.inspiration import (
 )
 from suggestbot.slackapp.blocks.results import Variant
 from suggestbot.slackapp.flows.records import Digest
-from suggestbot.slackemu.blockkit import check_message, check_view
+from suggestbot.slackapp.messages import t
+from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 
 LABELS = Labels(segment="Weekend <Hikers>", use_case="Spring & Launch")
 
@@ -43,8 +44,9 @@ def variant(n: int, total: int, *, body_chars: int = 400) -> Variant:
 
 
 def errors_of(blocks: list[dict[str, Any]], text: str) -> list[str]:
-    errors, too_long = check_message(text=text, blocks=blocks, slack_file_check=lambda f: None)
-    return errors + ([too_long] if too_long else [])
+    errors, too_long = check_message(blocks=blocks, slack_file_check=lambda f: None)
+    truncated = ["message_truncated"] if len(text) > MAX_MESSAGE_TEXT else []
+    return errors + ([too_long] if too_long else []) + truncated
 
 
 def buttons(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -96,6 +98,20 @@ def test_a_digest_is_one_message_within_limits_however_large_the_set() -> None:
         for e in b["elements"]
     )
     assert buttons(message.blocks) == []  # refined by replying in its thread
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_an_answer_with_many_long_variants_stays_under_the_block_text_cap(lang: str) -> None:
+    # 11 variants fit in 50 blocks, but not in the text Slack takes per message.
+    many = [variant(n, 11, body_chars=3000) for n in range(1, 12)]
+    message = build_inspiration_answer(
+        lang=lang, labels=LABELS, version=2, newest=True, variants=many, offer_id="f" * 32
+    )
+    assert errors_of(message.blocks, message.text) == []
+    shown = len(buttons(message.blocks)) // 2
+    assert 1 < shown < 11
+    left_out = t("inspire.left_out", lang, count=11 - shown)
+    assert left_out in str(message.blocks)
 
 
 def test_picker_splits_many_options_into_blocks_with_unique_action_ids() -> None:

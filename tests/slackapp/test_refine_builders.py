@@ -35,14 +35,13 @@ from suggestbot.slackapp.flows import failures
 from suggestbot.slackapp.flows.records import Failure, Request
 from suggestbot.slackapp.flows.refine import refine_target, refinement_body, status_message
 from suggestbot.slackapp.flows.threads import BoundSuggestion, ThreadBinding
-from suggestbot.slackemu.blockkit import check_message, check_view
+from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 
 
 def _valid_message(message: Message) -> None:
-    errors, too_long = check_message(
-        text=message.text, blocks=message.blocks, slack_file_check=lambda _: None
-    )
+    errors, too_long = check_message(blocks=message.blocks, slack_file_check=lambda _: None)
     assert errors == [] and too_long is None
+    assert len(message.text) <= MAX_MESSAGE_TEXT
 
 
 def _valid_view(view: dict[str, Any]) -> None:

@@ -252,6 +252,8 @@ def create_set(
         made = generator.generate(
             ctx, kind=kind, variant_no=variant_no, brief=brief, version=version
         )
+        if origin == "steered" and env.faults.output_body_chars:
+            made = generator.lengthened(made, chars=env.faults.output_body_chars)
         root = _add_root(
             env,
             tenant_id=tenant_id,

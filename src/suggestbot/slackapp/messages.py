@@ -90,8 +90,6 @@ _EN: dict[str, str] = {
     "brief.input_rejected": "The brief is empty. Write what the content should achieve.",
     "brief.input_invalid_encoding": "The brief contains control characters that are not text. "
     "Remove them and send again.",
-    "brief.rejected_by_service": "The service refused this brief ({code}). "
-    "Reword it and send again.",
     "brief.using_defaults": "Sending your brief for *{segment}* / *{use_case}* "
     "({variants} {variants|variant|variants}).",
     "brief.change": "Change",
@@ -134,7 +132,25 @@ _EN: dict[str, str] = {
     "brief and send it again.",
     "fail.invalid_parent": "the suggestion being refined is no longer the newest in its thread.",
     "fail.image_not_applicable": "this content has no image, so the image cannot be regenerated.",
-    "fail.unknown": "the service reported an unexpected failure (`{code}`).",
+    "fail.unknown": "the service reported a failure it did not explain. Press *Retry* to send "
+    "it again; if it keeps failing, pass the code below to your support team.",
+    "fail.support_code": "Code for support: `{code}`",
+    "fail.brief.input_too_long": "the brief is longer than the 4,000 characters the service "
+    "takes. Press *Edit and resend* to shorten it.",
+    "fail.brief.input_rejected": "the service turned the brief down: it is empty, or the "
+    "service's safety check refused it. Press *Edit and resend* to reword it.",
+    "fail.brief.input_invalid_encoding": "the brief contains characters that are not text. "
+    "Press *Edit and resend* to remove them.",
+    "fail.brief.validation_error": "the service could not accept the brief as it was sent. "
+    "Press *Edit and resend* to check your choices and send it again.",
+    "fail.instruction.input_too_long": "your instruction is too long for the service. Reply "
+    "in the thread with a shorter one.",
+    "fail.instruction.input_rejected": "the service turned your instruction down. Reply in "
+    "the thread with a reworded one.",
+    "fail.instruction.input_invalid_encoding": "your instruction contains characters that are "
+    "not text. Reply in the thread again without them.",
+    "fail.instruction.validation_error": "your instruction was empty. Reply in the thread with "
+    "what should change, e.g. `shorter and friendlier`.",
     "fail.service_unavailable": "the service could not be reached. Press *Retry* to send again.",
     "fail.uncertain": "the connection broke while sending; the brief may or may not have "
     "arrived. Press *Retry* to send it again if no result appears.",
@@ -533,8 +549,6 @@ _DE: dict[str, str] = {
     "brief.input_rejected": "Das Briefing ist leer. Beschreibe, was der Inhalt erreichen soll.",
     "brief.input_invalid_encoding": "Das Briefing enthält Steuerzeichen, die kein Text sind. "
     "Entferne sie und sende erneut.",
-    "brief.rejected_by_service": "Der Dienst hat dieses Briefing abgelehnt ({code}). "
-    "Formuliere es um und sende es erneut.",
     "brief.using_defaults": "Dein Briefing geht an *{segment}* / *{use_case}* "
     "({variants} {variants|Variante|Varianten}).",
     "brief.change": "Ändern",
@@ -576,7 +590,27 @@ _DE: dict[str, str] = {
     "bestanden. Formuliere das Briefing um und sende es erneut.",
     "fail.invalid_parent": "der zu verfeinernde Vorschlag ist nicht mehr der neueste im Thread.",
     "fail.image_not_applicable": "dieser Inhalt hat kein Bild; es kann nicht neu erzeugt werden.",
-    "fail.unknown": "der Dienst meldete einen unerwarteten Fehler (`{code}`).",
+    "fail.unknown": "der Dienst meldete einen Fehler, ohne ihn zu erklären. Drücke *Erneut "
+    "versuchen*, um es noch einmal zu senden; schlägt es weiter fehl, gib den Code unten an "
+    "deinen Support weiter.",
+    "fail.support_code": "Code für den Support: `{code}`",
+    "fail.brief.input_too_long": "das Briefing ist länger als die 4.000 Zeichen, die der Dienst "
+    "annimmt. Drücke *Bearbeiten und senden*, um es zu kürzen.",
+    "fail.brief.input_rejected": "der Dienst hat das Briefing abgelehnt: Es ist leer, oder die "
+    "Sicherheitsprüfung des Dienstes hat es zurückgewiesen. Drücke *Bearbeiten und senden*, um "
+    "es umzuformulieren.",
+    "fail.brief.input_invalid_encoding": "das Briefing enthält Zeichen, die kein Text sind. "
+    "Drücke *Bearbeiten und senden*, um sie zu entfernen.",
+    "fail.brief.validation_error": "der Dienst konnte das Briefing so nicht annehmen. Drücke "
+    "*Bearbeiten und senden*, um deine Auswahl zu prüfen und es erneut zu senden.",
+    "fail.instruction.input_too_long": "deine Anweisung ist für den Dienst zu lang. Antworte im "
+    "Thread mit einer kürzeren.",
+    "fail.instruction.input_rejected": "der Dienst hat deine Anweisung abgelehnt. Antworte im "
+    "Thread mit einer umformulierten.",
+    "fail.instruction.input_invalid_encoding": "deine Anweisung enthält Zeichen, die kein Text "
+    "sind. Antworte im Thread noch einmal ohne sie.",
+    "fail.instruction.validation_error": "deine Anweisung war leer. Antworte im Thread, was sich "
+    "ändern soll, z. B. `kürzer und freundlicher`.",
     "fail.service_unavailable": "der Dienst war nicht erreichbar. Drücke *Erneut versuchen*.",
     "fail.uncertain": "die Verbindung brach beim Senden ab; das Briefing ist vielleicht "
     "angekommen. Drücke *Erneut versuchen*, falls kein Ergebnis erscheint.",

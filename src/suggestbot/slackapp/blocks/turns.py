@@ -24,6 +24,7 @@ from suggestbot.slackapp.blocks.results import (
     Variant,
     actions_block,
     build_variant_messages,
+    fine_print_block,
 )
 from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
 from suggestbot.slackapp.messages import t
@@ -102,7 +103,12 @@ def build_turn_messages(
 
 
 def build_refinement_status(
-    *, lang: str, status: str, instruction: str, buttons: Sequence[Button] = ()
+    *,
+    lang: str,
+    status: str,
+    instruction: str,
+    buttons: Sequence[Button] = (),
+    fine_print: str | None = None,
 ) -> Message:
     """A refinement's reply in the thread while it is sent, queued, running or failed."""
     blocks: list[Block] = [
@@ -111,6 +117,8 @@ def build_refinement_status(
     ]
     if buttons:
         blocks.append(actions_block(buttons, lang=lang, block_id="actions"))
+    if fine_print:
+        blocks.append(fine_print_block(fine_print))
     return Message(text=status, blocks=[b.to_dict() for b in blocks])
 
 

@@ -113,12 +113,14 @@ def root_message(req: Request) -> Message:
             use_case=req.labels.get("use_case", "?"),
             variants=req.body.get("variant_count", 1),
         )
+    failed = req.failure if req.state == "failed" else None
     return build_root_message(
         lang=req.lang,
         status=_status_line(req),
         brief=req.steering_text if req.kind == "brief" else None,
         context=context,
         buttons=_root_buttons(req),
+        fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
     )
 
 

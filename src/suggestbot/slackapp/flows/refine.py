@@ -435,7 +435,7 @@ def _status_line(req: Request) -> str:
     if failure.code == failures.NOT_FOUND:
         reason = t("refine.not_visible_reason", lang)
     else:
-        reason = failures.reason(failure.code, lang, detail=failure.detail)
+        reason = failures.reason(failure.code, lang, detail=failure.detail, is_brief=False)
     return t("turn.failed", lang, user=user, reason=reason)
 
 
@@ -449,11 +449,13 @@ def status_message(req: Request) -> Message:
         ]
     elif req.state == "failed" and req.failure:
         buttons = list(failures.buttons(req.failure.code, request_id=req.id, is_brief=False))
+    failed = req.failure if req.state == "failed" else None
     return build_refinement_status(
         lang=req.lang,
         status=_status_line(req),
         instruction=str(req.body.get("instruction") or ""),
         buttons=buttons,
+        fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
     )
 
 
