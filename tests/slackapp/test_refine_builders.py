@@ -115,7 +115,9 @@ def test_status_follows_the_run() -> None:
     running = status_message(_refinement(state="submitted", run_status="running", attempt=2))
     assert "attempt 2" in running.text
     waiting = status_message(_refinement(state="waiting_user"))
-    assert [b["text"]["text"] for b in _buttons(waiting)] == ["Connect account", "Resend"]
+    # The thread sees that it waits; only the author's own ephemeral carries the buttons.
+    assert "waiting until they connect" in waiting.text
+    assert _buttons(waiting) == []
 
 
 # ---------------------------------------------------------------- turns

@@ -60,7 +60,9 @@ _EN: dict[str, str] = {
     "connect.needed": "You need to connect your content service account first. "
     "What you typed is kept: press *Resend* once you are connected.",
     "connect.expired": "The service no longer accepts your token. Connect again with "
-    "`/suggest connect`; what you asked for is kept and can be resent with one click.",
+    "`/suggest connect`.",
+    "connect.expired_kept": "The service no longer accepts your token. Press *Connect account* "
+    "to connect again, then *Resend*: what you asked for is kept.",
     "disconnect.done": "Your account is disconnected. Your token has been deleted.",
     "disconnect.none": "No account is connected.",
     "status.linked": ":link: Your account is connected (since {since}).",
@@ -107,7 +109,8 @@ _EN: dict[str, str] = {
     "root.failed": ":x: The brief from <@{user}> failed: {reason}",
     "root.delayed": ":snail: The service is busy. The brief from <@{user}> will be sent "
     "automatically at {when}.",
-    "root.waiting_for_user": ":warning: The brief from <@{user}> is waiting: {reason}",
+    "root.waiting_for_user": ":warning: The brief from <@{user}> is waiting until they connect "
+    "their content service account. Nothing is lost.",
     "root.brief_quote": "> {brief}",
     "root.context": "{segment} · {use_case} · {variants} {variants|variant|variants}",
     # variants
@@ -341,7 +344,8 @@ _EN: dict[str, str] = {
     "(attempt {attempt} finished without a result). Nothing is lost.",
     "turn.delayed": ":snail: The service is busy. The refinement from <@{user}> will be sent "
     "automatically at {when}.",
-    "turn.waiting_for_user": ":warning: The refinement from <@{user}> is waiting: {reason}",
+    "turn.waiting_for_user": ":warning: The refinement from <@{user}> is waiting until they "
+    "connect their content service account. Nothing is lost.",
     "turn.done": ":white_check_mark: Refined for <@{user}>.",
     "turn.failed": ":x: The refinement from <@{user}> failed: {reason}",
     "thread.name": "*{name}*",
@@ -517,8 +521,9 @@ _DE: dict[str, str] = {
     "connect.needed": "Verknüpfe zuerst dein Konto beim Content-Dienst. Deine Eingabe bleibt "
     "erhalten: Drücke *Erneut senden*, sobald du verknüpft bist.",
     "connect.expired": "Der Dienst akzeptiert dein Token nicht mehr. Verknüpfe es neu mit "
-    "`/suggest connect`; deine Anfrage bleibt erhalten und lässt sich mit einem Klick erneut "
-    "senden.",
+    "`/suggest connect`.",
+    "connect.expired_kept": "Der Dienst akzeptiert dein Token nicht mehr. Drücke *Konto "
+    "verknüpfen*, um es neu zu verknüpfen, dann *Erneut senden*: Deine Anfrage bleibt erhalten.",
     "disconnect.done": "Dein Konto ist getrennt. Dein Token wurde gelöscht.",
     "disconnect.none": "Es ist kein Konto verknüpft.",
     "status.linked": ":link: Dein Konto ist verknüpft (seit {since}).",
@@ -565,7 +570,8 @@ _DE: dict[str, str] = {
     "root.failed": ":x: Das Briefing von <@{user}> ist fehlgeschlagen: {reason}",
     "root.delayed": ":snail: Der Dienst ist ausgelastet. Das Briefing von <@{user}> wird um "
     "{when} automatisch gesendet.",
-    "root.waiting_for_user": ":warning: Das Briefing von <@{user}> wartet: {reason}",
+    "root.waiting_for_user": ":warning: Das Briefing von <@{user}> wartet, bis die Person ihr "
+    "Konto beim Content-Dienst verknüpft. Es geht nichts verloren.",
     "root.brief_quote": "> {brief}",
     "root.context": "{segment} · {use_case} · {variants} {variants|Variante|Varianten}",
     "variant.header": "Variante {n} von {total}",
@@ -807,7 +813,8 @@ _DE: dict[str, str] = {
     "es erneut (Versuch {attempt} endete ohne Ergebnis). Es geht nichts verloren.",
     "turn.delayed": ":snail: Der Dienst ist ausgelastet. Die Verfeinerung von <@{user}> wird um "
     "{when} automatisch gesendet.",
-    "turn.waiting_for_user": ":warning: Die Verfeinerung von <@{user}> wartet: {reason}",
+    "turn.waiting_for_user": ":warning: Die Verfeinerung von <@{user}> wartet, bis die Person "
+    "ihr Konto beim Content-Dienst verknüpft. Es geht nichts verloren.",
     "turn.done": ":white_check_mark: Für <@{user}> verfeinert.",
     "turn.failed": ":x: Die Verfeinerung von <@{user}> ist fehlgeschlagen: {reason}",
     "thread.name": "*{name}*",

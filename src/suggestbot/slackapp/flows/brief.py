@@ -33,6 +33,7 @@ from suggestbot.contentapi import (
 )
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button, Message, build_root_message
 from suggestbot.slackapp.flows import failures, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
@@ -63,7 +64,7 @@ def _status_line(req: Request) -> str:
         fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
         return t("root.delayed", lang, user=user, when=f"<!date^{when}^{{time_secs}}|{fallback}>")
     if req.state == "waiting_user":
-        return t("root.waiting_for_user", lang, user=user, reason=t("connect.expired", lang))
+        return t("root.waiting_for_user", lang, user=user)
     if req.state == "submitted":
         if req.run_status == "running":
             key = "root.running_again" if req.attempt > 1 else "root.running"
@@ -84,12 +85,16 @@ def _status_line(req: Request) -> str:
     )
 
 
+def connect_buttons(request_id: str) -> list[Button]:
+    """[Connect account] [Resend]: for the author's eyes only (an ephemeral), never on the
+    public root, where anyone could press them."""
+    return [
+        Button("connect.button", ids.ACTION_CONNECT, request_id, "primary"),
+        Button("button.resend", ids.ACTION_RETRY, request_id),
+    ]
+
+
 def _root_buttons(req: Request) -> list[Button]:
-    if req.state == "waiting_user":
-        return [
-            Button("connect.button", ids.ACTION_CONNECT, req.id, "primary"),
-            Button("button.resend", ids.ACTION_RETRY, req.id),
-        ]
     if req.state == "failed" and req.failure:
         return list(
             failures.buttons(req.failure.code, request_id=req.id, is_brief=req.kind == "brief")
@@ -313,6 +318,7 @@ def submit(deps: Deps, request_id: str) -> None:
         req = _set(deps, request_id, state="waiting_user")
         if req:
             refresh_root(deps, req)
+            _ask_to_connect(deps, req, "connect.needed")
         return
     if req.state == "sending" and _adopt_existing_run(deps, req):
         return
@@ -418,16 +424,21 @@ def _expire_user(deps: Deps, req: Request) -> None:
         return u.model_copy(update={"state": "expired", "expired_at": deps.clock()})
 
     deps.records.users.update(user_key(req.team_id, req.user_id), expire)
-    text = t("connect.expired", req.lang)
+    _ask_to_connect(deps, req, "connect.expired_kept")
+
+
+def _ask_to_connect(deps: Deps, req: Request, key: str) -> None:
+    """Tell the author alone why their request waits, with [Connect account] and [Resend]."""
+    message = build_notice(lang=req.lang, text=t(key, req.lang), buttons=connect_buttons(req.id))
     try:
         slackio.notify(
             deps,
             user_id=req.user_id,
             channel_id=req.channel_id,
-            message=Message(text=text, blocks=[]),
+            message=message,
         )
     except Exception:
-        log.warning("could not tell user %s that their token expired", req.user_id)
+        log.warning("could not ask user %s to connect their account", req.user_id)
 
 
 def retry(deps: Deps, request_id: str, *, acting_user: str) -> bool:

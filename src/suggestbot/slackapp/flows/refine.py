@@ -422,7 +422,7 @@ def _status_line(req: Request) -> str:
         fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
         return t("turn.delayed", lang, user=user, when=f"<!date^{when}^{{time_secs}}|{fallback}>")
     if req.state == "waiting_user":
-        return t("turn.waiting_for_user", lang, user=user, reason=t("connect.expired", lang))
+        return t("turn.waiting_for_user", lang, user=user)
     if req.state in ("submitted", "posting"):
         if req.run_status == "running" or req.state == "posting":
             return t("turn.running", lang, user=user, attempt=max(req.attempt, 1))
@@ -442,12 +442,7 @@ def _status_line(req: Request) -> str:
 def status_message(req: Request) -> Message:
     """The refinement's reply in the thread until its result replaces it."""
     buttons: list[Button] = []
-    if req.state == "waiting_user":
-        buttons = [
-            Button("connect.button", ids.ACTION_CONNECT, req.id, "primary"),
-            Button("button.resend", ids.ACTION_RETRY, req.id),
-        ]
-    elif req.state == "failed" and req.failure:
+    if req.state == "failed" and req.failure:
         buttons = list(failures.buttons(req.failure.code, request_id=req.id, is_brief=False))
     failed = req.failure if req.state == "failed" else None
     return build_refinement_status(
