@@ -47,6 +47,20 @@ def test_a_stall_shows_as_retrying_never_as_a_failure(stage: Stage) -> None:
     assert not any("failed" in text for text in shown)
 
 
+def test_the_root_is_never_updated_to_the_words_it_already_shows(stage: Stage) -> None:
+    stage.connect(ALICE)
+    stage.brief(ALICE, "No redundant steps please")
+    wait_for(lambda: "are ready" in root_text(stage), what="the result")
+    posted = next(
+        c.args.get("text", "")
+        for c in stage.emu.calls("chat.postMessage")
+        if "No redundant" in str(c.args.get("blocks"))
+    )
+    assert "Sending" in posted
+    shown = updates_of_root(stage)
+    assert shown and not any("Sending" in text for text in shown), shown
+
+
 @pytest.mark.parametrize(
     ("code", "says", "offered"),
     [

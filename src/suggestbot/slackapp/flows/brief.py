@@ -202,7 +202,7 @@ def launch(deps: Deps, request_id: str, *, response_url: str | None = None) -> R
         log.warning("request %s: Slack is unavailable; posting its root later", request_id)
         deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
         return deps.records.requests.get(request_id)
-    submit(deps, request_id)
+    submit(deps, request_id, root_says_sending=True)
     return deps.records.requests.get(request_id)
 
 
@@ -302,8 +302,11 @@ def fail(deps: Deps, request_id: str, code: str, detail: str | None = None) -> N
     log.info("request %s failed: %s", request_id, code)
 
 
-def submit(deps: Deps, request_id: str) -> None:
+def submit(deps: Deps, request_id: str, *, root_says_sending: bool = False) -> None:
     """Create the request's run with the requesting user's own token.
+
+    ``root_says_sending``: the root was just posted saying "Sending…", so it is not updated to
+    the same words again (a retry or a resumed send does update it).
 
     Each answer of the service lands in a state the user can see and act on: rate limited →
     sent automatically later; token rejected → waiting for a reconnect; bad input or a code that
@@ -322,9 +325,11 @@ def submit(deps: Deps, request_id: str) -> None:
         return
     if req.state == "sending" and _adopt_existing_run(deps, req):
         return
+    fresh = root_says_sending and req.state == "new"
     req = _set(deps, request_id, state="sending", sent_at=deps.clock(), failure=None)
     assert req is not None
-    refresh_root(deps, req)
+    if not fresh:
+        refresh_root(deps, req)
     client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
     deps.crash_point("before_create_run")
     try:

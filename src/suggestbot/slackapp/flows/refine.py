@@ -406,7 +406,7 @@ def start(
     )
     deps.records.requests.put(req.id, req)
     brief.post_root(deps, req.id)
-    brief.submit(deps, req.id)
+    brief.submit(deps, req.id, root_says_sending=True)
     return deps.records.requests.get(req.id) or req
 
 
