@@ -9,6 +9,7 @@ import pytest
 
 from suggestbot.jobs import retention
 from suggestbot.sandbox.faults import RateLimit
+from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 
 
@@ -222,13 +223,22 @@ def test_a_resend_pressed_after_the_text_was_forgotten_says_so(stage: Stage) -> 
     assert stage.emu.current_view(ALICE) is None
 
 
-def test_a_rejected_token_is_not_kept_and_the_user_is_told(stage: Stage) -> None:
+def test_a_rejected_token_is_an_error_in_the_modal_which_stays_open(stage: Stage) -> None:
     stage.slack.slash_command(ALICE, stage.channel, "connect")
     wait_for(lambda: stage.emu.current_view(ALICE), what="the connect modal")
-    stage.slack.submit_view(ALICE, {"Personal token": "sbx_ut_not-a-real-token"})
-    wait_for(lambda: "did not accept" in stage.emu.ephemeral_transcript(ALICE), what="refusal")
+    answer = stage.slack.submit_view(ALICE, {"Personal token": "sbx_ut_not-a-real-token"})
+    assert answer.errors == {"Personal token": t("connect.rejected", "en")}
+    view = stage.emu.current_view(ALICE)
+    assert view is not None and view["callback_id"] == "connect"
+    typed = [v.get("value") for block in view["state"]["values"].values() for v in block.values()]
+    assert typed == ["sbx_ut_not-a-real-token"]  # what was typed is still there to correct
+    assert "did not accept" not in stage.emu.ephemeral_transcript(ALICE)
     assert "sbx_ut_not-a-real-token" not in stage.emu.ephemeral_transcript(ALICE)
-    assert "[Connect account]" in stage.emu.ephemeral_transcript(ALICE)
+    # Corrected in the same modal, it connects.
+    answer = stage.slack.submit_view(ALICE, {"Personal token": stage.user_token()})
+    assert answer.errors == {}
+    wait_for(lambda: "account is connected" in stage.emu.ephemeral_transcript(ALICE))
+    stage.slack.slash_command(ALICE, stage.channel, "disconnect")
     stage.slack.slash_command(ALICE, stage.channel, "status")
     wait_for(lambda: "No account is connected" in stage.emu.ephemeral_transcript(ALICE))
 
