@@ -216,8 +216,13 @@ def test_digest_list_shows_health_and_the_right_toggle() -> None:
     sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"][1:]
     assert "Mon–Fri" in sections[0] and "Active · next <!date^" in sections[0]
     assert "Last delivery: <!date^" in sections[0] and "no errors" in sections[0]
-    assert "Paused: Slack answered `not_in_channel`" in sections[1]
-    assert "Last error: `not_in_channel`" in sections[1]
+    removed = (
+        "Paused: I was removed from <#C1> — invite me with `/invite @suggestbot`, then press "
+        "*Resume*."
+    )
+    assert removed in sections[1]
+    assert "Last problem <!date^" in sections[1] and "the one above" in sections[1]
+    assert "not_in_channel" not in str(message.blocks)
     toggles = [b["text"]["text"] for b in buttons(message.blocks)]
     assert Counter(toggles) == Counter(
         ["Pause", "Preview", "Remove", "Resume", "Preview", "Remove"]
@@ -230,3 +235,29 @@ def test_short_line_and_shorten() -> None:
     assert shorten("a b c d", 100) == "a b c d"
     cut = shorten("word " * 100, 50)
     assert len(cut) <= 50 and cut.endswith("…")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_app_home_says_why_a_digest_paused_and_what_to_do_without_slack_codes(lang: str) -> None:
+    from suggestbot.slackapp.flows.home import digest_line
+
+    record = {
+        "channel_id": "C0SALES",
+        "segment_name": "Hikers",
+        "use_case_name": "Launch",
+        "time": "09:00",
+        "tz": "Europe/Berlin",
+        "weekdays": [0],
+        "paused": True,
+        "paused_reason": "not_in_channel",
+    }
+    line = digest_line(record, lang)
+    assert "not_in_channel" not in line
+    assert "<#C0SALES>" in line and "`/invite @suggestbot`" in line
+    assert t("digest.problem.not_in_channel", lang, channel="C0SALES") in line
+    odd = digest_line({**record, "paused_reason": "team_access_not_granted"}, lang)
+    assert "team_access_not_granted" not in odd
+    assert t("digest.problem.other", lang, channel="C0SALES") in odd
+    assert digest_line({**record, "paused_reason": None}, lang).endswith(
+        t("home.digest_paused", lang)
+    )

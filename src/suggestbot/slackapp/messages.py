@@ -276,10 +276,25 @@ _EN: dict[str, str] = {
     "digest.line": "`{id}` · *{segment}* · *{use_case}* in <#{channel}> at {time} ({tz}), {days}",
     "digest.state_active": "Active · next {next}",
     "digest.state_paused": "Paused",
-    "digest.state_paused_because": "Paused: Slack answered `{reason}`",
+    "digest.state_paused_because": "Paused: {reason}",
     "digest.last_delivery": "Last delivery: {at}",
     "digest.never": "never",
-    "digest.last_error": "Last error: `{error}` {at}",
+    "digest.last_error": "Last problem {at}: {error}",
+    "digest.last_error_same": "Last problem {at}: the one above",
+    "digest.problem.not_in_channel": "I was removed from <#{channel}> — invite me with "
+    "`/invite @suggestbot`, then press *Resume*.",
+    "digest.problem.is_archived": "<#{channel}> was archived — unarchive it or pick another "
+    "channel, then press *Resume*.",
+    "digest.problem.channel_not_found": "<#{channel}> no longer exists, or I can no longer see "
+    "it — invite me with `/invite @suggestbot`, then press *Resume*.",
+    "digest.problem.restricted_action": "I may not post in <#{channel}> — ask a workspace admin "
+    "to allow it, then press *Resume*.",
+    "digest.problem.service_unavailable": "the content service could not be reached; the next "
+    "delivery tries again.",
+    "digest.problem.content_locale_mismatch": "the content service holds its ready-made "
+    "content in another language than this workspace is set to; an admin needs to change "
+    "`CONTENT_LOCALE`.",
+    "digest.problem.other": "Slack refused the post in <#{channel}>. Press *Resume* to try again.",
     "digest.no_error": "no errors",
     "digest.pause_button": "Pause",
     "digest.resume_button": "Resume",
@@ -299,7 +314,7 @@ _EN: dict[str, str] = {
     "digest.reason.is_archived": "the channel was archived",
     "digest.reason.channel_not_found": "the channel no longer exists, or I can no longer see it",
     "digest.reason.restricted_action": "posting in the channel is restricted",
-    "digest.reason.other": "Slack refused the post (`{error}`)",
+    "digest.reason.other": "Slack refused the post",
     # refining in threads, drafts, lists and App Home
     "refine.button": "Refine…",
     "refine.title": "Refine suggestion",
@@ -437,6 +452,7 @@ _EN: dict[str, str] = {
     "home.more_digests": "{count} more not shown (`/suggest digest list`).",
     "home.digest_line": "{channel} · *{segment}* · *{use_case}* · {time} {tz} · {days}",
     "home.digest_paused": "(paused)",
+    "home.digest_paused_because": "(paused: {reason})",
     "home.weekday.mon": "Mon",
     "home.weekday.tue": "Tue",
     "home.weekday.wed": "Wed",
@@ -744,10 +760,26 @@ _DE: dict[str, str] = {
     "digest.line": "`{id}` · *{segment}* · *{use_case}* in <#{channel}> um {time} ({tz}), {days}",
     "digest.state_active": "Aktiv · nächster {next}",
     "digest.state_paused": "Pausiert",
-    "digest.state_paused_because": "Pausiert: Slack antwortete `{reason}`",
+    "digest.state_paused_because": "Pausiert: {reason}",
     "digest.last_delivery": "Letzte Zustellung: {at}",
     "digest.never": "nie",
-    "digest.last_error": "Letzter Fehler: `{error}` {at}",
+    "digest.last_error": "Letztes Problem {at}: {error}",
+    "digest.last_error_same": "Letztes Problem {at}: das obige",
+    "digest.problem.not_in_channel": "Ich wurde aus <#{channel}> entfernt — lade mich mit "
+    "`/invite @suggestbot` wieder ein und drücke dann *Fortsetzen*.",
+    "digest.problem.is_archived": "<#{channel}> wurde archiviert — hol den Kanal zurück oder "
+    "wähle einen anderen und drücke dann *Fortsetzen*.",
+    "digest.problem.channel_not_found": "<#{channel}> gibt es nicht mehr, oder ich sehe ihn "
+    "nicht mehr — lade mich mit `/invite @suggestbot` ein und drücke dann *Fortsetzen*.",
+    "digest.problem.restricted_action": "Ich darf in <#{channel}> nicht posten — bitte eine "
+    "Workspace-Admin-Person, es zu erlauben, und drücke dann *Fortsetzen*.",
+    "digest.problem.service_unavailable": "Der Content-Dienst war nicht erreichbar; die nächste "
+    "Zustellung versucht es erneut.",
+    "digest.problem.content_locale_mismatch": "Der Content-Dienst hält seine fertigen Inhalte "
+    "in einer anderen Sprache, als dieser Workspace eingestellt ist; eine Admin-Person muss "
+    "`CONTENT_LOCALE` ändern.",
+    "digest.problem.other": "Slack hat den Post in <#{channel}> abgelehnt. Drücke *Fortsetzen*, "
+    "um es erneut zu versuchen.",
     "digest.no_error": "keine Fehler",
     "digest.pause_button": "Pausieren",
     "digest.resume_button": "Fortsetzen",
@@ -768,7 +800,7 @@ _DE: dict[str, str] = {
     "digest.reason.is_archived": "Der Kanal wurde archiviert",
     "digest.reason.channel_not_found": "Den Kanal gibt es nicht mehr oder ich sehe ihn nicht mehr",
     "digest.reason.restricted_action": "Posten im Kanal ist eingeschränkt",
-    "digest.reason.other": "Slack hat den Post abgelehnt (`{error}`)",
+    "digest.reason.other": "Slack hat den Post abgelehnt",
     # Verfeinern in Threads, Entwürfe, Listen und App-Startseite
     "refine.button": "Verfeinern…",
     "refine.title": "Vorschlag verfeinern",
@@ -914,6 +946,7 @@ _DE: dict[str, str] = {
     "home.more_digests": "{count} weitere nicht angezeigt (`/suggest digest list`).",
     "home.digest_line": "{channel} · *{segment}* · *{use_case}* · {time} {tz} · {days}",
     "home.digest_paused": "(pausiert)",
+    "home.digest_paused_because": "(pausiert: {reason})",
     "home.weekday.mon": "Mo",
     "home.weekday.tue": "Di",
     "home.weekday.wed": "Mi",
