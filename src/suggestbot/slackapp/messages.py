@@ -351,6 +351,10 @@ _EN: dict[str, str] = {
     "held.gone": "That text is no longer kept (text that could not be sent is kept for {days} "
     "days). Please type it again.",
     "turn.header": "Turn {n} · {kind}",
+    "refine.long_reply": "Your reply of {count} characters was sent as it is. The thread quotes "
+    "its beginning: press *Show whole instruction* there to read all of it.",
+    "instruction.show": "Show whole instruction",
+    "instruction.title": "Whole instruction",
     "turn.asked": "<@{user}> asked:",
     "turn.sending": ":outbox_tray: Sending the refinement from <@{user}>…",
     "turn.queued": ":hourglass_flowing_sand: Refinement from <@{user}> is queued.",
@@ -837,6 +841,10 @@ _DE: dict[str, str] = {
     "held.gone": "Dieser Text wird nicht mehr aufbewahrt (nicht gesendeter Text bleibt {days} "
     "Tage). Bitte tippe ihn noch einmal.",
     "turn.header": "Runde {n} · {kind}",
+    "refine.long_reply": "Deine Antwort mit {count} Zeichen wurde vollständig gesendet. Der "
+    "Thread zitiert ihren Anfang: Drücke dort *Ganze Anweisung zeigen*, um alles zu lesen.",
+    "instruction.show": "Ganze Anweisung zeigen",
+    "instruction.title": "Ganze Anweisung",
     "turn.asked": "<@{user}> bat um:",
     "turn.sending": ":outbox_tray: Sende die Verfeinerung von <@{user}>…",
     "turn.queued": ":hourglass_flowing_sand: Verfeinerung von <@{user}> ist in der Warteschlange.",

@@ -47,6 +47,29 @@ class ThreadStatus:
     thread_key: str
 
 
+def is_long(instruction: str) -> bool:
+    """Whether only the beginning of ``instruction`` is quoted in the thread."""
+    return len(instruction) > INSTRUCTION_QUOTE_MAX
+
+
+def instruction_blocks(
+    *, lang: str, instruction: str, request_id: str | None, lead: str | None = None
+) -> list[Block]:
+    """The instruction quoted (its beginning when long) and, when long, a button that shows
+    all of it, so a reply of thousands of characters is never cut off for good."""
+    text = quote(instruction) if lead is None else lead + "\n" + quote(instruction)
+    blocks: list[Block] = [SectionBlock(block_id="instruction", text=MarkdownTextObject(text=text))]
+    if request_id and is_long(instruction):
+        blocks.append(
+            actions_block(
+                [Button("instruction.show", ids.ACTION_SHOW_INSTRUCTION, request_id)],
+                lang=lang,
+                block_id="instruction-actions",
+            )
+        )
+    return blocks
+
+
 def quote(text: str, *, limit: int = INSTRUCTION_QUOTE_MAX) -> str:
     """``text`` as an mrkdwn quote, escaped and shortened."""
     short = text if len(text) <= limit else text[: limit - 1] + "…"
@@ -80,7 +103,13 @@ def build_thread_status(*, lang: str, status: ThreadStatus) -> list[dict[str, An
 
 
 def build_turn_messages(
-    *, lang: str, turn: int, instruction: str, author: str, variant: Variant
+    *,
+    lang: str,
+    turn: int,
+    instruction: str,
+    author: str,
+    variant: Variant,
+    request_id: str | None = None,
 ) -> list[Message]:
     """One turn's result: "Turn n", the instruction it followed, and the content.
 
@@ -88,17 +117,17 @@ def build_turn_messages(
     long for one message continues in further messages, the image and buttons closing the last.
     """
     kind = t(f"variant.kind.{variant.kind}", lang)
-    instruction_block = SectionBlock(
-        block_id="instruction",
-        text=MarkdownTextObject(
-            text=t("turn.asked", lang, user=author) + "\n" + quote(instruction)
-        ),
+    asked = instruction_blocks(
+        lang=lang,
+        instruction=instruction,
+        request_id=request_id,
+        lead=t("turn.asked", lang, user=author),
     )
     return build_variant_messages(
         lang=lang,
         variant=variant,
         title=t("turn.header", lang, n=turn, kind=kind),
-        lead=[instruction_block],
+        lead=asked,
     )
 
 
@@ -109,11 +138,12 @@ def build_refinement_status(
     instruction: str,
     buttons: Sequence[Button] = (),
     fine_print: str | None = None,
+    request_id: str | None = None,
 ) -> Message:
     """A refinement's reply in the thread while it is sent, queued, running or failed."""
     blocks: list[Block] = [
         SectionBlock(block_id="status", text=MarkdownTextObject(text=status)),
-        SectionBlock(block_id="instruction", text=MarkdownTextObject(text=quote(instruction))),
+        *instruction_blocks(lang=lang, instruction=instruction, request_id=request_id),
     ]
     if buttons:
         blocks.append(actions_block(buttons, lang=lang, block_id="actions"))

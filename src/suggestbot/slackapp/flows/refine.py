@@ -30,6 +30,7 @@ from suggestbot.slackapp.blocks.turns import (
     build_choice_prompt,
     build_other_lineage_notice,
     build_refinement_status,
+    is_long,
 )
 from suggestbot.slackapp.flows import brief, failures, linking, slackio, threads
 from suggestbot.slackapp.flows.deps import Deps
@@ -406,6 +407,16 @@ def start(
     )
     deps.records.requests.put(req.id, req)
     brief.post_root(deps, req.id)
+    if is_long(instruction):
+        # Sent whole (the contract sets no limit); the thread quotes its beginning.
+        _say(
+            deps,
+            user_id=user_id,
+            channel=binding.channel,
+            thread_ts=binding.thread_ts,
+            key="refine.long_reply",
+            count=len(instruction),
+        )
     brief.submit(deps, req.id, root_says_sending=True)
     return deps.records.requests.get(req.id) or req
 
@@ -451,6 +462,7 @@ def status_message(req: Request) -> Message:
         instruction=str(req.body.get("instruction") or ""),
         buttons=buttons,
         fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
+        request_id=req.id,
     )
 
 
