@@ -83,3 +83,35 @@ def test_a_variant_of_10000_characters_is_posted_whole_across_messages(stage: St
             assert "image" in last_kinds
     assert not [c for c in stage.emu.calls("chat.postMessage") if not c.response.get("ok")]
     assert stage.emu.warnings == []
+
+
+def test_a_quick_brief_says_which_choices_it_reused_and_change_opens_them_prefilled(
+    stage: Stage,
+) -> None:
+    stage.connect(ALICE)
+    stage.brief(ALICE, "First brief sets the choices", variants=2)
+    wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="first result")
+
+    stage.slack.slash_command(ALICE, stage.channel, "brief Straight to a run this time")
+    quick = wait_for(
+        lambda: next(
+            (m for m in stage.emu.messages(stage.channel) if "Straight to a run" in str(m)), None
+        ),
+        what="the quick brief's root",
+    )
+    reused = next(b for b in quick["blocks"] if b["block_id"] == "reused")
+    sentence = reused["text"]["text"]
+    assert "last choices of <@U0ALICE>" in sentence and "2 variants" in sentence
+    first = next(m for m in stage.emu.messages(stage.channel) if "First brief" in str(m))
+    assert "reused" not in [b["block_id"] for b in first["blocks"]]  # chosen in the modal
+
+    stage.slack.press_button(quick, "Change", user_id=ALICE)
+    view = wait_for(lambda: stage.emu.current_view(ALICE), what="the brief modal")
+    assert view["callback_id"] == "brief"
+    elements = {b["block_id"]: b.get("element", {}) for b in view["blocks"]}
+    assert "Straight to a run this time" in str(elements)
+    chosen = [
+        e["initial_option"]["text"]["text"] for e in elements.values() if "initial_option" in e
+    ]
+    assert chosen and all(name in sentence for name in chosen[:2])
+    assert stage.emu.warnings == []

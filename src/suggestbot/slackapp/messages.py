@@ -92,8 +92,8 @@ _EN: dict[str, str] = {
     "brief.input_rejected": "The brief is empty. Write what the content should achieve.",
     "brief.input_invalid_encoding": "The brief contains control characters that are not text. "
     "Remove them and send again.",
-    "brief.using_defaults": "Sending your brief for *{segment}* / *{use_case}* "
-    "({variants} {variants|variant|variants}).",
+    "brief.using_defaults": "Sent with the last choices of <@{user}>: *{segment}* · "
+    "*{use_case}* · {variants} {variants|variant|variants}.",
     "brief.change": "Change",
     # root message
     "root.queued": ":hourglass_flowing_sand: Brief from <@{user}> is queued.",
@@ -574,8 +574,8 @@ _DE: dict[str, str] = {
     "brief.input_rejected": "Das Briefing ist leer. Beschreibe, was der Inhalt erreichen soll.",
     "brief.input_invalid_encoding": "Das Briefing enthält Steuerzeichen, die kein Text sind. "
     "Entferne sie und sende erneut.",
-    "brief.using_defaults": "Dein Briefing geht an *{segment}* / *{use_case}* "
-    "({variants} {variants|Variante|Varianten}).",
+    "brief.using_defaults": "Gesendet mit den letzten Einstellungen von <@{user}>: "
+    "*{segment}* · *{use_case}* · {variants} {variants|Variante|Varianten}.",
     "brief.change": "Ändern",
     "root.queued": ":hourglass_flowing_sand: Briefing von <@{user}> ist in der Warteschlange.",
     "root.running": ":gear: Generiere für <@{user}>… (Versuch {attempt})",

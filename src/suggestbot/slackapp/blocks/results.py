@@ -85,6 +85,7 @@ def build_root_message(
     context: str | None = None,
     buttons: Sequence[Button] = (),
     fine_print: str | None = None,
+    reused: tuple[str, Button] | None = None,
 ) -> Message:
     """The message in the channel that stands for one request and changes as it moves.
 
@@ -93,13 +94,26 @@ def build_root_message(
         brief: the user's brief, quoted (shortened) so the channel sees what was asked.
         context: segment · use case · variants.
         fine_print: small print under everything (a failure code for support).
+        reused: for a quick brief, the sentence naming the remembered choices it was sent
+            with, and the button that opens the brief modal to change them.
     """
     blocks: list[Block] = [SectionBlock(block_id="status", text=MarkdownTextObject(text=status))]
     if brief:
         quoted = brief if len(brief) <= BRIEF_QUOTE_MAX else brief[: BRIEF_QUOTE_MAX - 1] + "…"
         quote = "\n".join("> " + line for line in escape_mrkdwn(quoted).splitlines())
         blocks.append(SectionBlock(block_id="brief", text=MarkdownTextObject(text=quote)))
-    if context:
+    if reused:
+        sentence, change = reused
+        blocks.append(
+            SectionBlock(
+                block_id="reused",
+                text=MarkdownTextObject(text=sentence),
+                accessory=ButtonElement(
+                    text=t(change.label_key, lang), action_id=change.action_id, value=change.value
+                ),
+            )
+        )
+    elif context:
         blocks.append(
             ContextBlock(
                 block_id="context", elements=[MarkdownTextObject(text=escape_mrkdwn(context))]

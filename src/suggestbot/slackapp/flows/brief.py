@@ -35,6 +35,7 @@ from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button, Message, build_root_message
+from suggestbot.slackapp.blocks.text import escape_mrkdwn
 from suggestbot.slackapp.flows import failures, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Failure, Request, user_key
@@ -48,6 +49,8 @@ _UNAVAILABLE = (TransportError, Timeout)
 _MAYBE_ACCEPTED = frozenset({502, 504})
 # How far back a run may have been created for recovery to adopt it as this request's run.
 ADOPT_WINDOW_S = 15 * 60
+# Set in a quick brief's labels: it was sent with the author's remembered choices.
+REUSED_LABEL = "reused"
 # When Slack refused a root past its own retries: try again this much later (then backing off).
 ROOT_RETRY_S = 30.0
 
@@ -119,6 +122,17 @@ def root_message(req: Request) -> Message:
             variants=req.body.get("variant_count", 1),
         )
     failed = req.failure if req.state == "failed" else None
+    reused = None
+    if req.kind == "brief" and req.labels.get(REUSED_LABEL):
+        sentence = t(
+            "brief.using_defaults",
+            req.lang,
+            user=req.user_id,
+            segment=escape_mrkdwn(req.labels.get("segment", "?")),
+            use_case=escape_mrkdwn(req.labels.get("use_case", "?")),
+            variants=req.body.get("variant_count", 1),
+        )
+        reused = (sentence, Button("brief.change", ids.ACTION_CHANGE_DEFAULTS, req.id))
     return build_root_message(
         lang=req.lang,
         status=_status_line(req),
@@ -126,6 +140,7 @@ def root_message(req: Request) -> Message:
         context=context,
         buttons=_root_buttons(req),
         fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
+        reused=reused,
     )
 
 
