@@ -399,7 +399,8 @@ _EN: dict[str, str] = {
     "draft.root": ":memo: Draft email by <@{user}>, saved. Reply in this thread to refine it.",
     "draft.context": "{segment} · {use_case} · draft",
     "draft.dm_fallback": "Your draft from <#{channel}> (I'm not in that channel):",
-    "draft.failed": "The content service did not save the draft (`{code}`).",
+    "draft.failed": "The content service did not save the draft. Try again with `/suggest "
+    "draft`; if it keeps failing, give your support team this code: `{code}`.",
     "lists.threads_title": "Your recent threads",
     "lists.runs_title": "Your recent runs",
     "lists.threads_empty": "No threads yet. Send a brief and reply to a variant to refine it.",
@@ -892,7 +893,8 @@ _DE: dict[str, str] = {
     "Thread, um ihn zu verfeinern.",
     "draft.context": "{segment} · {use_case} · Entwurf",
     "draft.dm_fallback": "Dein Entwurf aus <#{channel}> (ich bin nicht in diesem Kanal):",
-    "draft.failed": "Der Content-Dienst hat den Entwurf nicht gespeichert (`{code}`).",
+    "draft.failed": "Der Content-Dienst hat den Entwurf nicht gespeichert. Versuche es erneut "
+    "mit `/suggest draft`; schlägt es weiter fehl, gib deinem Support diesen Code: `{code}`.",
     "lists.threads_title": "Deine letzten Threads",
     "lists.runs_title": "Deine letzten Läufe",
     "lists.threads_empty": "Noch keine Threads. Sende ein Briefing und antworte auf eine "
