@@ -453,8 +453,12 @@ def test_a_channel_that_no_longer_takes_posts_pauses_its_digest_and_tells_by_dm(
 
     stage.slack.slash_command(ALICE, stage.channel, "digest list")
     listing = text_of(wait_ephemeral(stage, ALICE, "Digests in"))
-    assert "Paused: Slack answered `not_in_channel`" in listing
-    assert "Last error: `not_in_channel`" in listing and "Last delivery: never" in listing
+    assert (
+        f"Paused: I was removed from <#{removed}> — invite me with `/invite @suggestbot`, "
+        "then press *Resume*." in listing
+    )
+    assert "Last problem" in listing and "Last delivery: never" in listing
+    assert "not_in_channel" not in listing and "is_archived" not in listing
 
     # Invited back and resumed: posts again from the next day on (today's time has passed).
     stage.emu.invite_bot(removed)

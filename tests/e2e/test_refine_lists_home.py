@@ -56,8 +56,8 @@ def test_threads_list_opens_the_turns_oldest_first(stage: Stage) -> None:
     _three_turns(stage)
     listing = _command(stage, ALICE, "threads", "Your recent threads")
     text = stage.emu.ephemeral_transcript(ALICE, stage.channel)
-    assert "4 turn(s)" in text and "from a brief" in text
-    history = _history(stage, listing, "4 turn(s)")
+    assert "4 turns" in text and "from a brief" in text
+    history = _history(stage, listing, "4 turns")
     lines = history.splitlines()
     order = [next(i for i, line in enumerate(lines) if f"Turn {n}" in line) for n in (1, 2, 3, 4)]
     assert order == sorted(order)
@@ -105,7 +105,7 @@ def test_runs_list_pages_with_more_and_opens_a_lineage(stage: Stage) -> None:
     stage.slack.close_view(ALICE, clear=True)
     listing = _command(stage, ALICE, "runs", "Your recent runs")
     history = _history(stage, listing, "*Brief*")
-    assert "1 variant(s) from the brief" in history and "Variant 1" in history
+    assert "1 variant from the brief" in history and "Variant 1" in history
 
 
 def test_app_home_shows_link_runs_threads_digests_within_limits(stage: Stage) -> None:
@@ -158,7 +158,7 @@ def test_app_home_shows_link_runs_threads_digests_within_limits(stage: Stage) ->
     assert "Disconnect" in text and "connected" in text
     assert text.count("queued") + text.count("running") >= 10
     assert "5 more running" in text
-    assert "4 turn(s)" in text  # the thread refined three times
+    assert "4 turns" in text  # the thread refined three times
     assert text.count("Weekend Hikers") >= 20 and "20 more not shown" in text
     assert "Mon, Wed, Fri" in text and "(paused)" in text
     assert "07:00" not in text  # Carol's digest is not Alice's

@@ -65,6 +65,31 @@ def test_three_replies_make_three_turns_of_one_service_thread(stage: Stage) -> N
     transcript = stage.emu.transcript(stage.channel, thread_ts=ts)
     assert transcript.count("== Turn ") == 3
     assert "Rename thread" in transcript
+    assert "Show whole instruction" not in transcript + ephemeral_text(stage, ALICE)
+    assert stage.emu.warnings == []
+
+
+def test_a_long_reply_is_sent_whole_and_the_turn_offers_the_whole_instruction(
+    stage: Stage,
+) -> None:
+    connect(stage, ALICE)
+    ts = brief_thread(stage, ALICE, "Email for the spring sale of our ultralight tent")
+    long_reply = "Keep the tone warm. " + "Mention every colour and size we offer. " * 120
+    long_reply = long_reply.strip()
+    assert len(long_reply) > 4000
+    reply(stage, ALICE, ts, long_reply)
+    turn = wait_turn(stage, ts, 2)
+
+    [run] = refinement_runs(stage)
+    assert run.request.instruction == long_reply  # sent whole: the contract sets no limit
+    told = wait_ephemeral_with(stage, ALICE, f"Your reply of {len(long_reply)} characters")
+    assert "Show whole instruction" in told["text"]
+    quoted = next(b for b in turn["blocks"] if b["block_id"] == "instruction")["text"]["text"]
+    assert len(quoted) < 1000 and quoted.rstrip().endswith("…")
+    stage.slack.press_button(turn, "Show whole instruction", user_id=ALICE)
+    view = wait_for(lambda: stage.emu.current_view(ALICE), what="the instruction modal")
+    shown = "".join(b["text"]["text"] for b in view["blocks"] if b["type"] == "section")
+    assert shown.replace("\n", " ").replace(" ", "") == long_reply.replace(" ", "")
     assert stage.emu.warnings == []
 
 

@@ -80,10 +80,44 @@ def test_expired_signed_url_answers_403(api: Api) -> None:
     assert codes(response) == ["forbidden"]
 
 
+def test_references_have_the_shape_of_real_opaque_ids(api: Api) -> None:
+    refs = _social_refs(api)
+    assert refs
+    for ref in refs:
+        image_id = ref.removeprefix("image:")
+        assert ref.startswith("image:") and len(ref) > 64
+        assert {":", "/", "="} <= set(image_id)
+        assert image_id != image_id.lower() and image_id != image_id.upper()
+    assert len(set(refs)) == len(refs)
+
+
+def test_a_reference_is_matched_exactly_never_by_a_prefix_or_case(api: Api) -> None:
+    ref = _social_refs(api)[0]
+    assert _mint(api, [ref]).status_code == 200
+    for near in (ref[:-1], ref + "=", ref.swapcase().replace("IMAGE:", "image:"), ref[:40]):
+        response = _mint(api, [near])
+        assert response.status_code == 404, near
+        assert codes(response) == ["asset_not_found"]
+
+
+def test_a_well_formed_reference_is_up_to_1024_characters_after_the_prefix(api: Api) -> None:
+    # Unknown but well-formed: 404 asset_not_found (design §4); one character more is
+    # malformed: 422 validation_error.
+    at_limit = "image:" + "Ab:/=" * 204 + "Zz=z"
+    assert len(at_limit) == len("image:") + 1024
+    response = _mint(api, [at_limit])
+    assert response.status_code == 404
+    assert codes(response) == ["asset_not_found"]
+    over = _mint(api, [at_limit + "x"])
+    assert over.status_code == 422
+    assert codes(over) == ["validation_error"]
+
+
 def test_tampered_signed_url_answers_403(api: Api) -> None:
     first, second = _social_refs(api)[:2]
     url = _mint(api, [first]).json()["data"][0]["url"]
-    other_id = second.removeprefix("image:")
+    other_url = _mint(api, [second]).json()["data"][0]["url"]
+    other_id = other_url.partition("?")[0].rsplit("/", 1)[1].removesuffix(".png")
     base, _, query = url.partition("?")
     expires = query.split("&")[0].split("=")[1]
     tampered = [
@@ -101,7 +135,8 @@ def test_minting_unknown_or_other_tenants_refs_is_404_asset_not_found(api: Api) 
     other_machine = api.bearer(api.exchange(second.client_id, second.client_secret))
     foreign = _social_refs(api, headers=other_machine)[0]
     mine = _social_refs(api)[0]
-    for refs in ([mine, foreign], ["image:doesnotexist"]):
+    unknown = ["image:doesnotexist", "image:Sbx:v2:Tn00000000/Img/AbCdEf+/Gh==", "image:a:b"]
+    for refs in ([mine, foreign], *[[u] for u in unknown]):
         response = _mint(api, refs)
         assert response.status_code == 404
         assert codes(response) == ["asset_not_found"]
@@ -110,7 +145,8 @@ def test_minting_unknown_or_other_tenants_refs_is_404_asset_not_found(api: Api) 
 
 def test_minting_malformed_refs_is_422(api: Api) -> None:
     mine = _social_refs(api)[0]
-    for refs in ([], [mine] * 101, ["video:abc"], ["abc"], [mine, "image:"], [7]):
+    malformed = (["video:abc"], ["abc"], [mine, "image:"], [7], ["image:has space"], ["Image:x"])
+    for refs in ([], [mine] * 101, *malformed):
         response = _mint(api, refs)  # type: ignore[arg-type]
         assert response.status_code == 422, refs
         assert codes(response) == ["validation_error"]

@@ -149,3 +149,12 @@ def test_fault_knobs_are_validated_when_set_from_python() -> None:
     with pytest.raises(ValidationError):
         faults.update({"short_pages": -1})
     assert faults.short_pages == 0
+
+
+def test_output_body_chars_makes_steered_bodies_exactly_that_long(
+    api: Api, sandbox: Sandbox
+) -> None:
+    sandbox.faults.output_body_chars = 10_000
+    found = api.steered_set(steering_text="Email about the spring launch", variant_count=2)
+    assert [len(s["payload"]["body"]) for s in found["suggestions"]] == [10_000, 10_000]
+    assert all(s["payload"]["subject"] for s in found["suggestions"])

@@ -68,6 +68,19 @@ def test_refinement_appends_a_turn_to_the_parents_thread(api: Api) -> None:
     assert refined["kind"] == root["kind"]
 
 
+def test_refining_with_an_instruction_empty_once_trimmed_is_a_validation_error(api: Api) -> None:
+    # input_rejected belongs to steering_text only (contract §7); an empty instruction is a
+    # schema failure, with the field named in details.validation.
+    root = api.steered_set()["suggestions"][0]
+    assert api.refinement(root["id"], "x").status_code == 202
+    for empty in ("", "   ", "\n\t "):
+        response = api.refinement(root["id"], empty)
+        assert response.status_code == 422, empty
+        assert codes(response) == ["validation_error"]
+        (failure,) = response.json()["errors"][0]["details"]["validation"]
+        assert failure["loc"][-1] == "instruction"
+
+
 def test_refining_a_suggestion_that_is_not_the_head_fails_with_invalid_parent(api: Api) -> None:
     root = api.steered_set()["suggestions"][0]
     _refine(api, root["id"], "Shorter")

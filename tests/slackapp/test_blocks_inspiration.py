@@ -23,7 +23,8 @@ from suggestbot.slackapp.blocks.inspiration import (
 )
 from suggestbot.slackapp.blocks.results import Variant
 from suggestbot.slackapp.flows.records import Digest
-from suggestbot.slackemu.blockkit import check_message, check_view
+from suggestbot.slackapp.messages import t
+from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 
 LABELS = Labels(segment="Weekend <Hikers>", use_case="Spring & Launch")
 
@@ -43,8 +44,9 @@ def variant(n: int, total: int, *, body_chars: int = 400) -> Variant:
 
 
 def errors_of(blocks: list[dict[str, Any]], text: str) -> list[str]:
-    errors, too_long = check_message(text=text, blocks=blocks, slack_file_check=lambda f: None)
-    return errors + ([too_long] if too_long else [])
+    errors, too_long = check_message(blocks=blocks, slack_file_check=lambda f: None)
+    truncated = ["message_truncated"] if len(text) > MAX_MESSAGE_TEXT else []
+    return errors + ([too_long] if too_long else []) + truncated
 
 
 def buttons(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -96,6 +98,20 @@ def test_a_digest_is_one_message_within_limits_however_large_the_set() -> None:
         for e in b["elements"]
     )
     assert buttons(message.blocks) == []  # refined by replying in its thread
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_an_answer_with_many_long_variants_stays_under_the_block_text_cap(lang: str) -> None:
+    # 11 variants fit in 50 blocks, but not in the text Slack takes per message.
+    many = [variant(n, 11, body_chars=3000) for n in range(1, 12)]
+    message = build_inspiration_answer(
+        lang=lang, labels=LABELS, version=2, newest=True, variants=many, offer_id="f" * 32
+    )
+    assert errors_of(message.blocks, message.text) == []
+    shown = len(buttons(message.blocks)) // 2
+    assert 1 < shown < 11
+    left_out = t("inspire.left_out", lang, count=11 - shown)
+    assert left_out in str(message.blocks)
 
 
 def test_picker_splits_many_options_into_blocks_with_unique_action_ids() -> None:
@@ -200,8 +216,13 @@ def test_digest_list_shows_health_and_the_right_toggle() -> None:
     sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"][1:]
     assert "Mon–Fri" in sections[0] and "Active · next <!date^" in sections[0]
     assert "Last delivery: <!date^" in sections[0] and "no errors" in sections[0]
-    assert "Paused: Slack answered `not_in_channel`" in sections[1]
-    assert "Last error: `not_in_channel`" in sections[1]
+    removed = (
+        "Paused: I was removed from <#C1> — invite me with `/invite @suggestbot`, then press "
+        "*Resume*."
+    )
+    assert removed in sections[1]
+    assert "Last problem <!date^" in sections[1] and "the one above" in sections[1]
+    assert "not_in_channel" not in str(message.blocks)
     toggles = [b["text"]["text"] for b in buttons(message.blocks)]
     assert Counter(toggles) == Counter(
         ["Pause", "Preview", "Remove", "Resume", "Preview", "Remove"]
@@ -214,3 +235,29 @@ def test_short_line_and_shorten() -> None:
     assert shorten("a b c d", 100) == "a b c d"
     cut = shorten("word " * 100, 50)
     assert len(cut) <= 50 and cut.endswith("…")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_app_home_says_why_a_digest_paused_and_what_to_do_without_slack_codes(lang: str) -> None:
+    from suggestbot.slackapp.flows.home import digest_line
+
+    record = {
+        "channel_id": "C0SALES",
+        "segment_name": "Hikers",
+        "use_case_name": "Launch",
+        "time": "09:00",
+        "tz": "Europe/Berlin",
+        "weekdays": [0],
+        "paused": True,
+        "paused_reason": "not_in_channel",
+    }
+    line = digest_line(record, lang)
+    assert "not_in_channel" not in line
+    assert "<#C0SALES>" in line and "`/invite @suggestbot`" in line
+    assert t("digest.problem.not_in_channel", lang, channel="C0SALES") in line
+    odd = digest_line({**record, "paused_reason": "team_access_not_granted"}, lang)
+    assert "team_access_not_granted" not in odd
+    assert t("digest.problem.other", lang, channel="C0SALES") in odd
+    assert digest_line({**record, "paused_reason": None}, lang).endswith(
+        t("home.digest_paused", lang)
+    )

@@ -32,8 +32,33 @@ def test_buttons_by_code(code: str, labels: list[str]) -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_unknown_code_is_named_in_the_message(lang: str) -> None:
-    assert "`quota_exceeded`" in failures.reason("quota_exceeded", lang)
+def test_unknown_code_reads_as_a_sentence_with_the_code_in_small_print(lang: str) -> None:
+    said = failures.reason("quota_exceeded", lang)
+    assert "quota_exceeded" not in said
+    assert said == t("fail.unknown", lang)
+    assert failures.fine_print("quota_exceeded", lang) == t(
+        "fail.support_code", lang, code="quota_exceeded"
+    )
+    assert failures.fine_print("generation_failed", lang) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize(
+    "code", ["validation_error", "input_rejected", "input_too_long", "input_invalid_encoding"]
+)
+def test_input_codes_speak_of_what_the_user_sent_and_never_show_the_code(
+    lang: str, code: str
+) -> None:
+    for_brief = failures.reason(code, lang, is_brief=True)
+    for_reply = failures.reason(code, lang, is_brief=False)
+    assert code not in for_brief and code not in for_reply
+    assert for_brief != for_reply
+    assert ("brief" if lang == "en" else "Briefing") in for_brief
+    assert ("instruction" if lang == "en" else "Anweisung") in for_reply
+
+
+def test_an_empty_instruction_says_it_was_empty() -> None:
+    assert "was empty" in failures.reason("validation_error", "en", is_brief=False)
 
 
 def test_steering_disabled_says_retrying_will_not_help() -> None:

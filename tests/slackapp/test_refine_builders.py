@@ -35,14 +35,13 @@ from suggestbot.slackapp.flows import failures
 from suggestbot.slackapp.flows.records import Failure, Request
 from suggestbot.slackapp.flows.refine import refine_target, refinement_body, status_message
 from suggestbot.slackapp.flows.threads import BoundSuggestion, ThreadBinding
-from suggestbot.slackemu.blockkit import check_message, check_view
+from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 
 
 def _valid_message(message: Message) -> None:
-    errors, too_long = check_message(
-        text=message.text, blocks=message.blocks, slack_file_check=lambda _: None
-    )
+    errors, too_long = check_message(blocks=message.blocks, slack_file_check=lambda _: None)
     assert errors == [] and too_long is None
+    assert len(message.text) <= MAX_MESSAGE_TEXT
 
 
 def _valid_view(view: dict[str, Any]) -> None:
@@ -116,7 +115,9 @@ def test_status_follows_the_run() -> None:
     running = status_message(_refinement(state="submitted", run_status="running", attempt=2))
     assert "attempt 2" in running.text
     waiting = status_message(_refinement(state="waiting_user"))
-    assert [b["text"]["text"] for b in _buttons(waiting)] == ["Connect account", "Resend"]
+    # The thread sees that it waits; only the author's own ephemeral carries the buttons.
+    assert "waiting until they connect" in waiting.text
+    assert _buttons(waiting) == []
 
 
 # ---------------------------------------------------------------- turns

@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackemu import SlackEmulator
+from suggestbot.slackemu.blockkit import MAX_BLOCK_TEXT_PER_MESSAGE, check_message
 
 
 @pytest.fixture(scope="module")
@@ -115,11 +116,120 @@ def test_message_limit_holds_at_its_boundary(shared: EmuSetup, name: str) -> Non
     assert any(m.startswith("[ERROR] ") and m.endswith(pointer) for m in messages), messages
 
 
-def test_message_text_is_refused_over_40000_characters(ws: EmuSetup) -> None:
-    assert ws.client.chat_postMessage(channel=ws.general, text="x" * 40_000)["ok"]
+def test_message_text_over_40000_characters_is_truncated_with_a_warning(ws: EmuSetup) -> None:
+    at_limit = ws.client.chat_postMessage(channel=ws.general, text="x" * 40_000)
+    assert at_limit["ok"] is True
+    assert "warning" not in at_limit.data  # type: ignore[operator]
+
+    over = ws.client.chat_postMessage(channel=ws.general, text="y" * 40_001)
+    assert over["ok"] is True
+    assert over["warning"] == "message_truncated"
+    assert over["response_metadata"]["warnings"] == ["message_truncated"]
+    kept = ws.emu.messages(ws.general)[-1]["text"]
+    assert kept == "y" * 40_000
+    assert any("message_truncated" in w for w in ws.emu.warnings)
+
+
+def test_chat_update_truncates_text_over_40000_characters_too(ws: EmuSetup) -> None:
+    posted = ws.client.chat_postMessage(channel=ws.general, text="v1")
+    updated = ws.client.chat_update(channel=ws.general, ts=posted["ts"], text="z" * 40_001)
+    assert updated["warning"] == "message_truncated"
+    assert ws.emu.messages(ws.general)[-1]["text"] == "z" * 40_000
+
+
+def _sections_totalling(total: int) -> Blocks:
+    """Plain sections whose texts add up to exactly ``total`` characters (each <= 3000)."""
+    blocks, left = [], total
+    while left > 0:
+        size = min(left, 2500)
+        blocks.append(section("t" * size))
+        left -= size
+    return blocks
+
+
+def test_block_text_is_capped_per_message_below_50_times_3000(ws: EmuSetup) -> None:
+    limit = MAX_BLOCK_TEXT_PER_MESSAGE
+    assert limit == 11_000
+    ok = ws.client.chat_postMessage(channel=ws.general, text="t", blocks=_sections_totalling(limit))
+    assert ok["ok"] is True
     with pytest.raises(SlackApiError) as refused:
-        ws.client.chat_postMessage(channel=ws.general, text="x" * 40_001)
-    assert refused.value.response["error"] == "msg_too_long"
+        ws.client.chat_postMessage(
+            channel=ws.general, text="t", blocks=_sections_totalling(limit + 1)
+        )
+    assert refused.value.response["error"] == "msg_blocks_too_long"
+
+
+def test_block_text_counts_every_text_in_the_message(ws: EmuSetup) -> None:
+    header = {"type": "header", "text": {"type": "plain_text", "text": "h" * 100}}
+    context = {"type": "context", "elements": [{"type": "mrkdwn", "text": "c" * 100}]}
+    blocks = [header, context, *_sections_totalling(MAX_BLOCK_TEXT_PER_MESSAGE - 200)]
+    assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=blocks)["ok"]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[*blocks, section("x")])
+    assert refused.value.response["error"] == "msg_blocks_too_long"
+    posted = ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[section("v1")])
+    with pytest.raises(SlackApiError) as refused_update:
+        ws.client.chat_update(
+            channel=ws.general, ts=posted["ts"], text="t", blocks=[*blocks, section("x")]
+        )
+    assert refused_update.value.response["error"] == "msg_blocks_too_long"
+
+
+def _markdown(text: str) -> dict[str, Any]:
+    return {"type": "markdown", "text": text}
+
+
+def test_markdown_blocks_hold_12000_characters_in_total_per_message() -> None:
+    # Checked on the payload alone: 12,000 characters of block text would also pass the
+    # cumulative block-text cap, which the emulator applies after the Block Kit rules.
+    errors, _ = check_message(
+        blocks=[_markdown("m" * 6000), _markdown("n" * 6000)], slack_file_check=lambda f: None
+    )
+    assert errors == []
+    errors, _ = check_message(
+        blocks=[_markdown("m" * 6000), _markdown("n" * 6001)], slack_file_check=lambda f: None
+    )
+    assert errors == [
+        "[ERROR] markdown blocks must hold less than 12001 characters in total "
+        "[json-pointer:/blocks]"
+    ]
+
+
+def test_a_markdown_block_needs_non_empty_text(ws: EmuSetup) -> None:
+    assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[_markdown("m")])["ok"]
+    for bad, why in [
+        (_markdown(""), "must be more than 0 characters"),
+        (
+            {"type": "markdown"},
+            "missing required field: text",
+        ),
+    ]:
+        with pytest.raises(SlackApiError) as refused:
+            ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[bad])
+        assert refused.value.response["error"] == "invalid_blocks"
+        assert why in str(refused.value.response["response_metadata"])
+
+
+@pytest.mark.parametrize(
+    ("url", "accepted"),
+    [
+        ("https://img.test/a.png", True),
+        ("http://img.test/a.png", True),
+        ("ftp://img.test/a.png", False),
+        ("image:abc/DEF==", False),
+        ("/images/a.png", False),
+    ],
+)
+def test_image_url_must_be_http_or_https(ws: EmuSetup, url: str, accepted: bool) -> None:
+    blocks = [_image("chart", image_url=url)]
+    if accepted:
+        assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=blocks)["ok"]
+        return
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=blocks)
+    assert "must be a valid http or https URL [json-pointer:/blocks/0/image_url]" in str(
+        refused.value.response["response_metadata"]
+    )
 
 
 def test_a_message_with_nothing_in_it_is_refused(ws: EmuSetup) -> None:
@@ -342,3 +452,73 @@ def test_image_urls_are_downloaded_at_post_time_when_asked() -> None:
     assert refused.value.response["errors"] == [
         "downloading image failed [json-pointer:/blocks/0/image_url]"
     ]
+
+
+def _select(initial: dict[str, Any] | None, *names: str) -> dict[str, Any]:
+    element: dict[str, Any] = {
+        "type": "static_select",
+        "action_id": "pick",
+        "options": options(*names),
+    }
+    if initial is not None:
+        element["initial_option"] = initial
+    return {
+        "type": "input",
+        "block_id": "choice",
+        "label": {"type": "plain_text", "text": "Pick"},
+        "element": element,
+    }
+
+
+def test_a_selects_initial_option_must_be_one_of_its_options(ws: EmuSetup) -> None:
+    offered = options("alpha", "beta")
+    ok = modal([_select(offered[1], "alpha", "beta")])
+    assert ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=ok)["ok"]
+    stranger = options("gamma")[0]
+    renamed = {**offered[0], "text": {**offered[0]["text"], "text": "Alpha!"}}
+    for initial in (stranger, renamed):
+        bad = modal([_select(initial, "alpha", "beta")])
+        with pytest.raises(SlackApiError) as refused:
+            ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=bad)
+        assert (
+            "must match one of the provided options [json-pointer:/view/blocks/0/element/"
+            "initial_option]" in str(refused.value.response)
+        )
+
+
+def test_a_radio_buttons_initial_option_must_be_one_of_its_options(ws: EmuSetup) -> None:
+    radio = {
+        "type": "actions",
+        "elements": [{"type": "radio_buttons", "action_id": "r", "options": options("a", "b")}],
+    }
+    radio["elements"][0]["initial_option"] = options("a")[0]
+    assert ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[radio])["ok"]
+    radio["elements"][0]["initial_option"] = options("c")[0]
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[radio])
+    assert "must match one of the provided options" in str(refused.value.response)
+
+
+@pytest.mark.parametrize(("max_length", "accepted"), [(1, True), (3000, True), (0, False)])
+def test_input_max_length_is_at_least_1(ws: EmuSetup, max_length: int, accepted: bool) -> None:
+    view = modal([text_input("Brief", "brief", max_length=max_length)])
+    if accepted:
+        assert ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=view)["ok"]
+        return
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=view)
+    assert "must be at least 1 [json-pointer:/view/blocks/0/element/max_length]" in str(
+        refused.value.response
+    )
+
+
+def test_input_initial_value_fits_its_max_length(ws: EmuSetup) -> None:
+    fits = modal([text_input("Name", "name", max_length=60, initial_value="n" * 60)])
+    assert ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=fits)["ok"]
+    over = modal([text_input("Name", "name", max_length=60, initial_value="n" * 61)])
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.views_open(trigger_id=ws.emu.issue_trigger(ws.alice), view=over)
+    assert (
+        "must be less than 61 characters [json-pointer:/view/blocks/0/element/"
+        "initial_value]" in str(refused.value.response)
+    )

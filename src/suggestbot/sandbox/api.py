@@ -351,12 +351,11 @@ def build_routes(env: Env) -> list[Route]:
         minted = []
         with state.lock:
             for ref in body.refs:
-                image_id = ref[len(content.IMAGE_PREFIX) :]
-                image = state.images.get(image_id)
+                image = content.image_by_ref(env, ref)
                 if image is None or image.tenant_id != caller.tenant_id:
                     raise ApiError(404, "asset_not_found")
                 url, expires_at = env.signer.mint(
-                    base_url=base_url, ref=ref, image_id=image_id, now=now
+                    base_url=base_url, ref=ref, image_id=image.id, now=now
                 )
                 minted.append(wire.MintedAssetUrl(ref=ref, url=url, url_expires_at=expires_at))
         return _page_response(minted, None)
@@ -366,14 +365,16 @@ def build_routes(env: Env) -> list[Route]:
         image_id = name.removesuffix(".png")
         expires = request.query_params.get("expires", "")
         sig = request.query_params.get("sig", "")
-        ref = content.IMAGE_PREFIX + image_id
+        with state.lock:
+            found = state.images.get(image_id)
+        # The signature covers the reference; an unknown handle cannot carry a valid one.
+        ref = found.ref if found is not None and found.ref else ""
         if not name.endswith(".png") or not env.signer.check(
             ref=ref, expires=expires, sig=sig, now=env.now()
         ):
             raise ApiError(403, "forbidden")
-        with state.lock:
-            if image_id not in state.images:
-                raise not_found()
+        if found is None:
+            raise not_found()
         return Response(
             render_png(image_id),
             media_type="image/png",

@@ -11,6 +11,9 @@ All functions here expect the caller to hold ``env.state.lock``.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -108,10 +111,32 @@ def image_of(record: SuggestionRec) -> dict[str, Any] | None:
 # --- creation -------------------------------------------------------------------------------
 
 
+def new_asset_ref(tenant_id: str) -> str:
+    """An opaque reference shaped like a real one: long, mixed case, with ``:``, ``/`` and ``=``.
+
+    A client that splits, truncates, case-folds or puts a reference into a URL path breaks on
+    these, as it would against the real service."""
+    tag = tenant_id.replace("-", "")[:8]
+    token = base64.b64encode(secrets.token_bytes(40)).decode()  # 40 bytes: ends with "=="
+    return f"{IMAGE_PREFIX}Sbx:v2:Tn{tag}/Img/{token}"
+
+
+def image_handle(ref: str) -> str:
+    """The key of the image behind ``ref`` and its name in signed URLs (hex, path-safe)."""
+    return hashlib.sha256(ref.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def image_by_ref(env: Env, ref: str) -> ImageRec | None:
+    """The image ``ref`` names, or None when no image has exactly this reference."""
+    image = env.state.images.get(image_handle(ref))
+    return image if image is not None and image.ref == ref else None
+
+
 def _new_image(env: Env, *, tenant_id: str, alt_text: str) -> str:
-    image_id = env.ids.new().replace("-", "")
-    env.state.images[image_id] = ImageRec(id=image_id, tenant_id=tenant_id, alt_text=alt_text)
-    return IMAGE_PREFIX + image_id
+    ref = new_asset_ref(tenant_id)
+    handle = image_handle(ref)
+    env.state.images[handle] = ImageRec(id=handle, tenant_id=tenant_id, alt_text=alt_text, ref=ref)
+    return ref
 
 
 def _stored_payload(env: Env, tenant_id: str, made: generator.Generated) -> dict[str, Any]:
@@ -227,6 +252,8 @@ def create_set(
         made = generator.generate(
             ctx, kind=kind, variant_no=variant_no, brief=brief, version=version
         )
+        if origin == "steered" and env.faults.output_body_chars:
+            made = generator.lengthened(made, chars=env.faults.output_body_chars)
         root = _add_root(
             env,
             tenant_id=tenant_id,

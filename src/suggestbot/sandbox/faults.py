@@ -76,6 +76,9 @@ class Faults(BaseModel):
     thread_on_first_refinement: bool = False
     refuse_words: list[str] = Field(default_factory=lambda: ["forbidden"])
     unsafe_output_words: list[str] = Field(default_factory=lambda: ["unsafe-output"])
+    # Steered variants come out with a body of exactly this many characters (the contract sets
+    # no limit on generated text), to show how a client handles a very long result.
+    output_body_chars: Annotated[int, Field(ge=1)] | None = None
 
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
     _rng: random.Random = PrivateAttr(default_factory=lambda: random.Random(20240501))

@@ -219,6 +219,21 @@ def generate(
     return Generated(kind, {"body": body, "duration_s": 15}, rationale)
 
 
+def lengthened(made: Generated, *, chars: int) -> Generated:
+    """``made`` with its body grown (or cut) to exactly ``chars`` characters, in paragraphs."""
+    body = str(made.payload.get("body", ""))
+    filler = "\n\n" + " ".join(["More detail on the offer follows here."] * 12)
+    while len(body) < chars:
+        body += filler
+    return Generated(
+        made.kind,
+        {**made.payload, "body": body[:chars]},
+        made.rationale,
+        alt_text=made.alt_text,
+        changes=list(made.changes),
+    )
+
+
 def _requested_words(instruction: str) -> list[str]:
     words = [next(g for g in match.groups() if g) for match in _QUOTED.finditer(instruction)]
     if not words:

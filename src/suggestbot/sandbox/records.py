@@ -63,9 +63,11 @@ class UserTokenRec(_Record):
 
 
 class ImageRec(_Record):
+    # ``id`` is the handle in image URLs (hex, derived from ``ref``); ``ref`` is what clients see.
     id: str
     tenant_id: str
     alt_text: str
+    ref: str | None = None
 
 
 class SuggestionRec(_Record):

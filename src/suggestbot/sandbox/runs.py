@@ -18,7 +18,7 @@ from typing import Any
 from suggestbot.sandbox import content
 from suggestbot.sandbox.auth import Caller
 from suggestbot.sandbox.env import Env
-from suggestbot.sandbox.errors import ApiError, not_found
+from suggestbot.sandbox.errors import ApiError, not_found, validation_failed
 from suggestbot.sandbox.records import PrecomputeJobRec, RunRec
 from suggestbot.sandbox.wire import RefinementRequest, SteeredGenerationRequest
 
@@ -69,9 +69,20 @@ def create_run(
             raise ApiError(422, "input_rejected")
         echo: dict[str, Any] = request.model_dump()
     else:
-        check_text(request.instruction, limit=None, text_was_invalid=invalid_text)
-        if env.faults.refuses(request.instruction):
-            raise ApiError(422, "input_rejected")
+        # ``input_rejected`` is defined for ``steering_text`` only (contract §7): an instruction
+        # that is empty once trimmed fails schema validation like any other missing value.
+        if not request.instruction.strip():
+            raise validation_failed(
+                [
+                    {
+                        "loc": ["body", "instruction"],
+                        "msg": "Instruction must not be empty once trimmed",
+                        "type": "string_too_short",
+                    }
+                ]
+            )
+        if invalid_text or _NOT_TEXT.search(request.instruction):
+            raise ApiError(422, "input_invalid_encoding")
         echo = request.model_dump()
     now = env.now()
     state = env.state

@@ -31,7 +31,10 @@ from suggestbot.sandbox.ids import UUID_PATTERN, format_ts
 Uuid = Annotated[str, StringConstraints(pattern=UUID_PATTERN)]
 # Bare language code, or the regional shape the pattern admits (which matches nothing today).
 Locale = Annotated[str, StringConstraints(pattern=r"^[a-z]{2,3}(-[A-Z]{2})?$")]
-ASSET_REF_PATTERN = r"^image:[A-Za-z0-9_-]{1,64}$"
+# Well-formed: the one known prefix, then 1 to 1024 printable characters without spaces. Real
+# ids may hold ``:``, ``/``, ``=`` and mixed case (see ``content.new_asset_ref``); a well-formed
+# but unknown reference is 404 ``asset_not_found``, not a validation failure (design §4).
+ASSET_REF_PATTERN = r"^image:[\x21-\x7e]{1,1024}$"
 AssetRef = Annotated[str, StringConstraints(pattern=ASSET_REF_PATTERN)]
 Timestamp = Annotated[datetime, PlainSerializer(format_ts, return_type=str)]
 

@@ -7,6 +7,7 @@ and a missing key is a programming error (KeyError), caught by the tests that re
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SUPPORTED = ("en", "de")
@@ -59,7 +60,9 @@ _EN: dict[str, str] = {
     "connect.needed": "You need to connect your content service account first. "
     "What you typed is kept: press *Resend* once you are connected.",
     "connect.expired": "The service no longer accepts your token. Connect again with "
-    "`/suggest connect`; what you asked for is kept and can be resent with one click.",
+    "`/suggest connect`.",
+    "connect.expired_kept": "The service no longer accepts your token. Press *Connect account* "
+    "to connect again, then *Resend*: what you asked for is kept.",
     "disconnect.done": "Your account is disconnected. Your token has been deleted.",
     "disconnect.none": "No account is connected.",
     "status.linked": ":link: Your account is connected (since {since}).",
@@ -91,10 +94,8 @@ _EN: dict[str, str] = {
     "characters that are not text. Remove them and send again.",
     "input.invalid_encoding": "This contains control characters or broken characters that are "
     "not text. Remove them and send again.",
-    "brief.rejected_by_service": "The service refused this brief ({code}). "
-    "Reword it and send again.",
-    "brief.using_defaults": "Sending your brief for *{segment}* / *{use_case}* "
-    "({variants} variant(s)).",
+    "brief.using_defaults": "Sent with the last choices of <@{user}>: *{segment}* · "
+    "*{use_case}* · {variants} {variants|variant|variants}.",
     "brief.change": "Change",
     # root message
     "root.queued": ":hourglass_flowing_sand: Brief from <@{user}> is queued.",
@@ -104,14 +105,16 @@ _EN: dict[str, str] = {
     "root.requeued": ":hourglass_flowing_sand: Generating for <@{user}>: the service is "
     "retrying (attempt {attempt} finished without a result). Nothing is lost.",
     "root.sending": ":outbox_tray: Sending brief from <@{user}>…",
-    "root.ready": ":sparkles: {count} suggestion(s) for <@{user}> are ready. "
+    "root.ready": ":sparkles: The results for <@{user}> are ready: {count} "
+    "{count|suggestion|suggestions}. "
     "Reply in this thread to refine.",
     "root.failed": ":x: The brief from <@{user}> failed: {reason}",
     "root.delayed": ":snail: The service is busy. The brief from <@{user}> will be sent "
     "automatically at {when}.",
-    "root.waiting_for_user": ":warning: The brief from <@{user}> is waiting: {reason}",
+    "root.waiting_for_user": ":warning: The brief from <@{user}> is waiting until they connect "
+    "their content service account. Nothing is lost.",
     "root.brief_quote": "> {brief}",
-    "root.context": "{segment} · {use_case} · {variants} variant(s)",
+    "root.context": "{segment} · {use_case} · {variants} {variants|variant|variants}",
     # variants
     "variant.header": "Variant {n} of {total}",
     "variant.kind.email": "Email",
@@ -121,7 +124,8 @@ _EN: dict[str, str] = {
     "variant.refresh": "Refresh preview",
     "variant.preview_expired": "Image preview links expire after 15 minutes: press "
     "*Refresh preview* to see the image again.",
-    "variant.skipped": "{count} suggestion(s) of a kind this app does not know yet were skipped.",
+    "variant.skipped": "{count} {count|suggestion|suggestions} of a kind this app does not know "
+    "yet {count|was|were} skipped.",
     "variant.continued": "(continued)",
     # failures
     "fail.generation_failed": "the service failed while generating.",
@@ -133,7 +137,25 @@ _EN: dict[str, str] = {
     "brief and send it again.",
     "fail.invalid_parent": "the suggestion being refined is no longer the newest in its thread.",
     "fail.image_not_applicable": "this content has no image, so the image cannot be regenerated.",
-    "fail.unknown": "the service reported an unexpected failure (`{code}`).",
+    "fail.unknown": "the service reported a failure it did not explain. Press *Retry* to send "
+    "it again; if it keeps failing, pass the code below to your support team.",
+    "fail.support_code": "Code for support: `{code}`",
+    "fail.brief.input_too_long": "the brief is longer than the 4,000 characters the service "
+    "takes. Press *Edit and resend* to shorten it.",
+    "fail.brief.input_rejected": "the service turned the brief down: it is empty, or the "
+    "service's safety check refused it. Press *Edit and resend* to reword it.",
+    "fail.brief.input_invalid_encoding": "the brief contains characters that are not text. "
+    "Press *Edit and resend* to remove them.",
+    "fail.brief.validation_error": "the service could not accept the brief as it was sent. "
+    "Press *Edit and resend* to check your choices and send it again.",
+    "fail.instruction.input_too_long": "your instruction is too long for the service. Reply "
+    "in the thread with a shorter one.",
+    "fail.instruction.input_rejected": "the service turned your instruction down. Reply in "
+    "the thread with a reworded one.",
+    "fail.instruction.input_invalid_encoding": "your instruction contains characters that are "
+    "not text. Reply in the thread again without them.",
+    "fail.instruction.validation_error": "your instruction was empty. Reply in the thread with "
+    "what should change, e.g. `shorter and friendlier`.",
     "fail.service_unavailable": "the service could not be reached. Press *Retry* to send again.",
     "fail.uncertain": "the connection broke while sending; the brief may or may not have "
     "arrived. Press *Retry* to send it again if no result appears.",
@@ -172,7 +194,7 @@ _EN: dict[str, str] = {
     "inspire.title_version": ":bulb: *Ready-made content* for *{segment}* · *{use_case}*: "
     "version {version}",
     "inspire.older_hint": "Older content: add `--version {previous}` to the command.",
-    "inspire.left_out": "{count} more variant(s) did not fit in this message.",
+    "inspire.left_out": "{count} more {count|variant|variants} did not fit in this message.",
     "inspire.no_preview": "No image preview right now; the image is shown when the variant is "
     "shared.",
     "inspire.share_button": "Share #{n} to channel",
@@ -256,10 +278,29 @@ _EN: dict[str, str] = {
     "digest.line": "`{id}` · *{segment}* · *{use_case}* in <#{channel}> at {time} ({tz}), {days}",
     "digest.state_active": "Active · next {next}",
     "digest.state_paused": "Paused",
-    "digest.state_paused_because": "Paused: Slack answered `{reason}`",
+    "digest.state_paused_because": "Paused: {reason}",
     "digest.last_delivery": "Last delivery: {at}",
     "digest.never": "never",
-    "digest.last_error": "Last error: `{error}` {at}",
+    "digest.last_error": "Last problem {at}: {error}",
+    "digest.last_error_same": "Last problem {at}: the one above",
+    "digest.problem.not_in_channel": "I was removed from <#{channel}> — invite me with "
+    "`/invite @suggestbot`, then press *Resume*.",
+    "digest.problem.is_archived": "<#{channel}> was archived — unarchive it or pick another "
+    "channel, then press *Resume*.",
+    "digest.problem.channel_not_found": "<#{channel}> no longer exists, or I can no longer see "
+    "it — invite me with `/invite @suggestbot`, then press *Resume*.",
+    "digest.problem.restricted_action": "I may not post in <#{channel}> — ask a workspace admin "
+    "to allow it, then press *Resume*.",
+    "digest.problem.service_unavailable": "the content service could not be reached; the next "
+    "delivery tries again.",
+    "digest.problem.content_locale_mismatch": "the content service holds its ready-made "
+    "content in another language than this workspace is set to; an admin needs to change "
+    "`CONTENT_LOCALE`.",
+    "digest.problem.other": "Slack refused the post in <#{channel}>. Press *Resume* to try again.",
+    "digest.problem.token_revoked": "Slack took away my access to this workspace — an admin "
+    "needs to reinstall suggestbot, then press *Resume*.",
+    "digest.problem.app_uninstalled": "suggestbot was removed from this workspace — an admin "
+    "needs to reinstall it, then press *Resume*.",
     "digest.no_error": "no errors",
     "digest.pause_button": "Pause",
     "digest.resume_button": "Resume",
@@ -279,7 +320,7 @@ _EN: dict[str, str] = {
     "digest.reason.is_archived": "the channel was archived",
     "digest.reason.channel_not_found": "the channel no longer exists, or I can no longer see it",
     "digest.reason.restricted_action": "posting in the channel is restricted",
-    "digest.reason.other": "Slack refused the post (`{error}`)",
+    "digest.reason.other": "Slack refused the post",
     # refining in threads, drafts, lists and App Home
     "refine.button": "Refine…",
     "refine.title": "Refine suggestion",
@@ -322,6 +363,10 @@ _EN: dict[str, str] = {
     "held.gone": "That text is no longer kept (text that could not be sent is kept for {days} "
     "days). Please type it again.",
     "turn.header": "Turn {n} · {kind}",
+    "refine.long_reply": "Your reply of {count} characters was sent as it is. The thread quotes "
+    "its beginning: press *Show whole instruction* there to read all of it.",
+    "instruction.show": "Show whole instruction",
+    "instruction.title": "Whole instruction",
     "turn.asked": "<@{user}> asked:",
     "turn.sending": ":outbox_tray: Sending the refinement from <@{user}>…",
     "turn.queued": ":hourglass_flowing_sand: Refinement from <@{user}> is queued.",
@@ -330,7 +375,8 @@ _EN: dict[str, str] = {
     "(attempt {attempt} finished without a result). Nothing is lost.",
     "turn.delayed": ":snail: The service is busy. The refinement from <@{user}> will be sent "
     "automatically at {when}.",
-    "turn.waiting_for_user": ":warning: The refinement from <@{user}> is waiting: {reason}",
+    "turn.waiting_for_user": ":warning: The refinement from <@{user}> is waiting until they "
+    "connect their content service account. Nothing is lost.",
     "turn.done": ":white_check_mark: Refined for <@{user}>.",
     "turn.failed": ":x: The refinement from <@{user}> failed: {reason}",
     "thread.name": "*{name}*",
@@ -365,12 +411,13 @@ _EN: dict[str, str] = {
     "draft.root": ":memo: Draft email by <@{user}>, saved. Reply in this thread to refine it.",
     "draft.context": "{segment} · {use_case} · draft",
     "draft.dm_fallback": "Your draft from <#{channel}> (I'm not in that channel):",
-    "draft.failed": "The content service did not save the draft (`{code}`).",
+    "draft.failed": "The content service did not save the draft. Try again with `/suggest "
+    "draft`; if it keeps failing, give your support team this code: `{code}`.",
     "lists.threads_title": "Your recent threads",
     "lists.runs_title": "Your recent runs",
     "lists.threads_empty": "No threads yet. Send a brief and reply to a variant to refine it.",
     "lists.runs_empty": "No runs yet. Send a brief with `/suggest brief`.",
-    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} turn(s) · {when}",
+    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} {turns|turn|turns} · {when}",
     "lists.run_line": "*{n}.* *{kind}* · {status} · {when}\n{text}",
     "lists.unnamed": "Unnamed thread",
     "lists.origin.precompute": "ready-made",
@@ -391,14 +438,15 @@ _EN: dict[str, str] = {
     "lists.unavailable": "The content service could not be reached. Please try again later.",
     "history.thread_title": "Thread history",
     "history.run_title": "Run history",
-    "history.thread_intro": "*{name}* · {turns} turn(s), oldest first.",
+    "history.thread_intro": "*{name}* · {turns} {turns|turn|turns}, oldest first.",
     "history.turn_first": "*Turn {n}* · {when} · the original",
     "history.turn": "*Turn {n}* · {when}",
-    "history.lineage_intro": "How this suggestion came about, original first ({steps} step(s)).",
+    "history.lineage_intro": "How this suggestion came about, original first ({steps} "
+    "{steps|step|steps}).",
     "history.original": "*{n}.* Original (variant {variant}) · {when}",
     "history.step": "*{n}.* Refined · {when}",
     "history.now": "*{n}.* This result · {when}",
-    "history.set_intro": "{count} variant(s) from the brief:",
+    "history.set_intro": "{count} {count|variant|variants} from the brief:",
     "history.variant": "*Variant {n}* · {kind}",
     "history.no_result": "This run has no result (yet).",
     "history.not_visible": ":lock: You can't see this in the content service.",
@@ -421,6 +469,7 @@ _EN: dict[str, str] = {
     "home.more_digests": "{count} more not shown (`/suggest digest list`).",
     "home.digest_line": "{channel} · *{segment}* · *{use_case}* · {time} {tz} · {days}",
     "home.digest_paused": "(paused)",
+    "home.digest_paused_because": "(paused: {reason})",
     "home.weekday.mon": "Mon",
     "home.weekday.tue": "Tue",
     "home.weekday.wed": "Wed",
@@ -505,8 +554,9 @@ _DE: dict[str, str] = {
     "connect.needed": "Verknüpfe zuerst dein Konto beim Content-Dienst. Deine Eingabe bleibt "
     "erhalten: Drücke *Erneut senden*, sobald du verknüpft bist.",
     "connect.expired": "Der Dienst akzeptiert dein Token nicht mehr. Verknüpfe es neu mit "
-    "`/suggest connect`; deine Anfrage bleibt erhalten und lässt sich mit einem Klick erneut "
-    "senden.",
+    "`/suggest connect`.",
+    "connect.expired_kept": "Der Dienst akzeptiert dein Token nicht mehr. Drücke *Konto "
+    "verknüpfen*, um es neu zu verknüpfen, dann *Erneut senden*: Deine Anfrage bleibt erhalten.",
     "disconnect.done": "Dein Konto ist getrennt. Dein Token wurde gelöscht.",
     "disconnect.none": "Es ist kein Konto verknüpft.",
     "status.linked": ":link: Dein Konto ist verknüpft (seit {since}).",
@@ -539,10 +589,8 @@ _DE: dict[str, str] = {
     "die kein Text sind. Entferne sie und sende erneut.",
     "input.invalid_encoding": "Das enthält Steuerzeichen oder defekte Zeichen, die kein Text "
     "sind. Entferne sie und sende erneut.",
-    "brief.rejected_by_service": "Der Dienst hat dieses Briefing abgelehnt ({code}). "
-    "Formuliere es um und sende es erneut.",
-    "brief.using_defaults": "Dein Briefing geht an *{segment}* / *{use_case}* "
-    "({variants} Variante(n)).",
+    "brief.using_defaults": "Gesendet mit den letzten Einstellungen von <@{user}>: "
+    "*{segment}* · *{use_case}* · {variants} {variants|Variante|Varianten}.",
     "brief.change": "Ändern",
     "root.queued": ":hourglass_flowing_sand: Briefing von <@{user}> ist in der Warteschlange.",
     "root.running": ":gear: Generiere für <@{user}>… (Versuch {attempt})",
@@ -551,14 +599,16 @@ _DE: dict[str, str] = {
     "root.requeued": ":hourglass_flowing_sand: Generiere für <@{user}>: Der Dienst versucht es "
     "erneut (Versuch {attempt} endete ohne Ergebnis). Es geht nichts verloren.",
     "root.sending": ":outbox_tray: Sende Briefing von <@{user}>…",
-    "root.ready": ":sparkles: {count} Vorschlag/Vorschläge für <@{user}> sind fertig. "
+    "root.ready": ":sparkles: Die Ergebnisse für <@{user}> sind fertig: {count} "
+    "{count|Vorschlag|Vorschläge}. "
     "Antworte in diesem Thread, um zu verfeinern.",
     "root.failed": ":x: Das Briefing von <@{user}> ist fehlgeschlagen: {reason}",
     "root.delayed": ":snail: Der Dienst ist ausgelastet. Das Briefing von <@{user}> wird um "
     "{when} automatisch gesendet.",
-    "root.waiting_for_user": ":warning: Das Briefing von <@{user}> wartet: {reason}",
+    "root.waiting_for_user": ":warning: Das Briefing von <@{user}> wartet, bis die Person ihr "
+    "Konto beim Content-Dienst verknüpft. Es geht nichts verloren.",
     "root.brief_quote": "> {brief}",
-    "root.context": "{segment} · {use_case} · {variants} Variante(n)",
+    "root.context": "{segment} · {use_case} · {variants} {variants|Variante|Varianten}",
     "variant.header": "Variante {n} von {total}",
     "variant.kind.email": "E-Mail",
     "variant.kind.social_single_image": "Social-Post",
@@ -567,7 +617,8 @@ _DE: dict[str, str] = {
     "variant.refresh": "Vorschau erneuern",
     "variant.preview_expired": "Bildlinks laufen nach 15 Minuten ab: Drücke *Vorschau erneuern*, "
     "um das Bild wieder zu sehen.",
-    "variant.skipped": "{count} Vorschlag/Vorschläge einer hier noch unbekannten Art wurden "
+    "variant.skipped": "{count} {count|Vorschlag|Vorschläge} einer hier noch unbekannten Art "
+    "{count|wurde|wurden} "
     "übersprungen.",
     "variant.continued": "(Fortsetzung)",
     "fail.generation_failed": "beim Generieren ist im Dienst ein Fehler aufgetreten.",
@@ -580,7 +631,27 @@ _DE: dict[str, str] = {
     "bestanden. Formuliere das Briefing um und sende es erneut.",
     "fail.invalid_parent": "der zu verfeinernde Vorschlag ist nicht mehr der neueste im Thread.",
     "fail.image_not_applicable": "dieser Inhalt hat kein Bild; es kann nicht neu erzeugt werden.",
-    "fail.unknown": "der Dienst meldete einen unerwarteten Fehler (`{code}`).",
+    "fail.unknown": "der Dienst meldete einen Fehler, ohne ihn zu erklären. Drücke *Erneut "
+    "versuchen*, um es noch einmal zu senden; schlägt es weiter fehl, gib den Code unten an "
+    "deinen Support weiter.",
+    "fail.support_code": "Code für den Support: `{code}`",
+    "fail.brief.input_too_long": "das Briefing ist länger als die 4.000 Zeichen, die der Dienst "
+    "annimmt. Drücke *Bearbeiten und senden*, um es zu kürzen.",
+    "fail.brief.input_rejected": "der Dienst hat das Briefing abgelehnt: Es ist leer, oder die "
+    "Sicherheitsprüfung des Dienstes hat es zurückgewiesen. Drücke *Bearbeiten und senden*, um "
+    "es umzuformulieren.",
+    "fail.brief.input_invalid_encoding": "das Briefing enthält Zeichen, die kein Text sind. "
+    "Drücke *Bearbeiten und senden*, um sie zu entfernen.",
+    "fail.brief.validation_error": "der Dienst konnte das Briefing so nicht annehmen. Drücke "
+    "*Bearbeiten und senden*, um deine Auswahl zu prüfen und es erneut zu senden.",
+    "fail.instruction.input_too_long": "deine Anweisung ist für den Dienst zu lang. Antworte im "
+    "Thread mit einer kürzeren.",
+    "fail.instruction.input_rejected": "der Dienst hat deine Anweisung abgelehnt. Antworte im "
+    "Thread mit einer umformulierten.",
+    "fail.instruction.input_invalid_encoding": "deine Anweisung enthält Zeichen, die kein Text "
+    "sind. Antworte im Thread noch einmal ohne sie.",
+    "fail.instruction.validation_error": "deine Anweisung war leer. Antworte im Thread, was sich "
+    "ändern soll, z. B. `kürzer und freundlicher`.",
     "fail.service_unavailable": "der Dienst war nicht erreichbar. Drücke *Erneut versuchen*.",
     "fail.uncertain": "die Verbindung brach beim Senden ab; das Briefing ist vielleicht "
     "angekommen. Drücke *Erneut versuchen*, falls kein Ergebnis erscheint.",
@@ -622,7 +693,8 @@ _DE: dict[str, str] = {
     "inspire.title_version": ":bulb: *Fertige Inhalte* für *{segment}* · *{use_case}*: "
     "Version {version}",
     "inspire.older_hint": "Ältere Inhalte: Hänge `--version {previous}` an den Befehl an.",
-    "inspire.left_out": "{count} weitere Variante(n) passten nicht in diese Nachricht.",
+    "inspire.left_out": "{count} {count|weitere Variante passte|weitere Varianten passten} nicht "
+    "in diese Nachricht.",
     "inspire.no_preview": "Gerade keine Bildvorschau; das Bild erscheint, wenn die Variante "
     "geteilt wird.",
     "inspire.share_button": "#{n} im Kanal teilen",
@@ -707,10 +779,30 @@ _DE: dict[str, str] = {
     "digest.line": "`{id}` · *{segment}* · *{use_case}* in <#{channel}> um {time} ({tz}), {days}",
     "digest.state_active": "Aktiv · nächster {next}",
     "digest.state_paused": "Pausiert",
-    "digest.state_paused_because": "Pausiert: Slack antwortete `{reason}`",
+    "digest.state_paused_because": "Pausiert: {reason}",
     "digest.last_delivery": "Letzte Zustellung: {at}",
     "digest.never": "nie",
-    "digest.last_error": "Letzter Fehler: `{error}` {at}",
+    "digest.last_error": "Letztes Problem {at}: {error}",
+    "digest.last_error_same": "Letztes Problem {at}: das obige",
+    "digest.problem.not_in_channel": "Ich wurde aus <#{channel}> entfernt — lade mich mit "
+    "`/invite @suggestbot` wieder ein und drücke dann *Fortsetzen*.",
+    "digest.problem.is_archived": "<#{channel}> wurde archiviert — hol den Kanal zurück oder "
+    "wähle einen anderen und drücke dann *Fortsetzen*.",
+    "digest.problem.channel_not_found": "<#{channel}> gibt es nicht mehr, oder ich sehe ihn "
+    "nicht mehr — lade mich mit `/invite @suggestbot` ein und drücke dann *Fortsetzen*.",
+    "digest.problem.restricted_action": "Ich darf in <#{channel}> nicht posten — bitte eine "
+    "Workspace-Admin-Person, es zu erlauben, und drücke dann *Fortsetzen*.",
+    "digest.problem.service_unavailable": "Der Content-Dienst war nicht erreichbar; die nächste "
+    "Zustellung versucht es erneut.",
+    "digest.problem.content_locale_mismatch": "Der Content-Dienst hält seine fertigen Inhalte "
+    "in einer anderen Sprache, als dieser Workspace eingestellt ist; eine Admin-Person muss "
+    "`CONTENT_LOCALE` ändern.",
+    "digest.problem.other": "Slack hat den Post in <#{channel}> abgelehnt. Drücke *Fortsetzen*, "
+    "um es erneut zu versuchen.",
+    "digest.problem.token_revoked": "Slack hat mir den Zugriff auf diesen Workspace entzogen — "
+    "eine Admin-Person muss suggestbot neu installieren; drücke dann *Fortsetzen*.",
+    "digest.problem.app_uninstalled": "suggestbot wurde aus diesem Workspace entfernt — eine "
+    "Admin-Person muss es neu installieren; drücke dann *Fortsetzen*.",
     "digest.no_error": "keine Fehler",
     "digest.pause_button": "Pausieren",
     "digest.resume_button": "Fortsetzen",
@@ -731,7 +823,7 @@ _DE: dict[str, str] = {
     "digest.reason.is_archived": "Der Kanal wurde archiviert",
     "digest.reason.channel_not_found": "Den Kanal gibt es nicht mehr oder ich sehe ihn nicht mehr",
     "digest.reason.restricted_action": "Posten im Kanal ist eingeschränkt",
-    "digest.reason.other": "Slack hat den Post abgelehnt (`{error}`)",
+    "digest.reason.other": "Slack hat den Post abgelehnt",
     # Verfeinern in Threads, Entwürfe, Listen und App-Startseite
     "refine.button": "Verfeinern…",
     "refine.title": "Vorschlag verfeinern",
@@ -775,6 +867,10 @@ _DE: dict[str, str] = {
     "held.gone": "Dieser Text wird nicht mehr aufbewahrt (nicht gesendeter Text bleibt {days} "
     "Tage). Bitte tippe ihn noch einmal.",
     "turn.header": "Runde {n} · {kind}",
+    "refine.long_reply": "Deine Antwort mit {count} Zeichen wurde vollständig gesendet. Der "
+    "Thread zitiert ihren Anfang: Drücke dort *Ganze Anweisung zeigen*, um alles zu lesen.",
+    "instruction.show": "Ganze Anweisung zeigen",
+    "instruction.title": "Ganze Anweisung",
     "turn.asked": "<@{user}> bat um:",
     "turn.sending": ":outbox_tray: Sende die Verfeinerung von <@{user}>…",
     "turn.queued": ":hourglass_flowing_sand: Verfeinerung von <@{user}> ist in der Warteschlange.",
@@ -783,7 +879,8 @@ _DE: dict[str, str] = {
     "es erneut (Versuch {attempt} endete ohne Ergebnis). Es geht nichts verloren.",
     "turn.delayed": ":snail: Der Dienst ist ausgelastet. Die Verfeinerung von <@{user}> wird um "
     "{when} automatisch gesendet.",
-    "turn.waiting_for_user": ":warning: Die Verfeinerung von <@{user}> wartet: {reason}",
+    "turn.waiting_for_user": ":warning: Die Verfeinerung von <@{user}> wartet, bis die Person "
+    "ihr Konto beim Content-Dienst verknüpft. Es geht nichts verloren.",
     "turn.done": ":white_check_mark: Für <@{user}> verfeinert.",
     "turn.failed": ":x: Die Verfeinerung von <@{user}> ist fehlgeschlagen: {reason}",
     "thread.name": "*{name}*",
@@ -821,13 +918,14 @@ _DE: dict[str, str] = {
     "Thread, um ihn zu verfeinern.",
     "draft.context": "{segment} · {use_case} · Entwurf",
     "draft.dm_fallback": "Dein Entwurf aus <#{channel}> (ich bin nicht in diesem Kanal):",
-    "draft.failed": "Der Content-Dienst hat den Entwurf nicht gespeichert (`{code}`).",
+    "draft.failed": "Der Content-Dienst hat den Entwurf nicht gespeichert. Versuche es erneut "
+    "mit `/suggest draft`; schlägt es weiter fehl, gib deinem Support diesen Code: `{code}`.",
     "lists.threads_title": "Deine letzten Threads",
     "lists.runs_title": "Deine letzten Läufe",
     "lists.threads_empty": "Noch keine Threads. Sende ein Briefing und antworte auf eine "
     "Variante, um sie zu verfeinern.",
     "lists.runs_empty": "Noch keine Läufe. Sende ein Briefing mit `/suggest brief`.",
-    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} Runde(n) · {when}",
+    "lists.thread_line": "*{n}.* *{name}* · {origin} · {turns} {turns|Runde|Runden} · {when}",
     "lists.run_line": "*{n}.* *{kind}* · {status} · {when}\n{text}",
     "lists.unnamed": "Thread ohne Namen",
     "lists.origin.precompute": "fertiger Inhalt",
@@ -849,14 +947,15 @@ _DE: dict[str, str] = {
     "erneut.",
     "history.thread_title": "Thread-Verlauf",
     "history.run_title": "Lauf-Verlauf",
-    "history.thread_intro": "*{name}* · {turns} Runde(n), älteste zuerst.",
+    "history.thread_intro": "*{name}* · {turns} {turns|Runde|Runden}, älteste zuerst.",
     "history.turn_first": "*Runde {n}* · {when} · das Original",
     "history.turn": "*Runde {n}* · {when}",
-    "history.lineage_intro": "Wie dieser Vorschlag entstand, Original zuerst ({steps} Schritte).",
+    "history.lineage_intro": "Wie dieser Vorschlag entstand, Original zuerst ({steps} "
+    "{steps|Schritt|Schritte}).",
     "history.original": "*{n}.* Original (Variante {variant}) · {when}",
     "history.step": "*{n}.* Verfeinert · {when}",
     "history.now": "*{n}.* Dieses Ergebnis · {when}",
-    "history.set_intro": "{count} Variante(n) aus dem Briefing:",
+    "history.set_intro": "{count} {count|Variante|Varianten} aus dem Briefing:",
     "history.variant": "*Variante {n}* · {kind}",
     "history.no_result": "Dieser Lauf hat (noch) kein Ergebnis.",
     "history.not_visible": ":lock: Das kannst du im Content-Dienst nicht sehen.",
@@ -882,6 +981,7 @@ _DE: dict[str, str] = {
     "home.more_digests": "{count} weitere nicht angezeigt (`/suggest digest list`).",
     "home.digest_line": "{channel} · *{segment}* · *{use_case}* · {time} {tz} · {days}",
     "home.digest_paused": "(pausiert)",
+    "home.digest_paused_because": "(pausiert: {reason})",
     "home.weekday.mon": "Mo",
     "home.weekday.tue": "Di",
     "home.weekday.wed": "Mi",
@@ -929,10 +1029,22 @@ def language_of(slack_locale: str | None) -> str:
     return lang if lang in SUPPORTED else "en"
 
 
+# ``{count|one|other}``: the singular when ``count`` is 1, else the plural (English and German
+# share this rule), so a sentence never reads "1 variant(s)".
+_PLURAL = re.compile(r"\{(\w+)\|([^{}|]*)\|([^{}|]*)\}")
+
+
+def _plural(template: str, values: dict[str, Any]) -> str:
+    def pick(match: re.Match[str]) -> str:
+        return match.group(2) if values[match.group(1)] == 1 else match.group(3)
+
+    return _PLURAL.sub(pick, template)
+
+
 def t(key: str, lang: str = "en", /, **values: Any) -> str:
     """The sentence ``key`` in ``lang`` (falling back to English), with ``values`` filled in."""
     template = _CATALOGUES.get(lang, _EN).get(key) or _EN[key]
-    return template.format(**values) if values else template
+    return _plural(template, values).format(**values) if values else template
 
 
 def all_keys() -> list[str]:

@@ -17,6 +17,7 @@ def post_message(ws: Workspace, args: Args) -> dict[str, Any]:
         allow_public_without_join="chat:write.public" in ws.scopes,
     )
     text, blocks, attachments = _content(ws, "chat.postMessage", args)
+    text, truncated = blockkit.truncate_text(text)
     metadata = _metadata(args)
     stored = ws.add_message(
         channel,
@@ -30,12 +31,23 @@ def post_message(ws: Workspace, args: Args) -> dict[str, Any]:
         bot=True,
     )
     # shape: chat.postMessage response, slack-ruby/slack-api-ref methods/chat/chat.postMessage.json
-    return {
-        "ok": True,
-        "channel": channel.id,
-        "ts": stored.ts,
-        "message": stored.to_api(include_metadata=True, parent_user=ws.parent_user(stored)),
-    }
+    return _warn_if(
+        truncated,
+        {
+            "ok": True,
+            "channel": channel.id,
+            "ts": stored.ts,
+            "message": stored.to_api(include_metadata=True, parent_user=ws.parent_user(stored)),
+        },
+    )
+
+
+def _warn_if(truncated: bool, body: dict[str, Any]) -> dict[str, Any]:
+    """Slack answers ok with ``warning: message_truncated`` when it cut the text to 40,000."""
+    if truncated:
+        body["warning"] = blockkit.MESSAGE_TRUNCATED
+        body["response_metadata"] = {"warnings": [blockkit.MESSAGE_TRUNCATED]}
+    return body
 
 
 def post_ephemeral(ws: Workspace, args: Args) -> dict[str, Any]:
@@ -46,6 +58,7 @@ def post_ephemeral(ws: Workspace, args: Args) -> dict[str, Any]:
     if user.id not in channel.members:
         raise ApiError("user_not_in_channel")
     text, blocks, _ = _content(ws, "chat.postEphemeral", args)
+    text, truncated = blockkit.truncate_text(text)
     thread_ts = args.opt("thread_ts")
     ephemeral = ws.add_ephemeral(
         channel_id=channel.id,
@@ -56,7 +69,7 @@ def post_ephemeral(ws: Workspace, args: Args) -> dict[str, Any]:
         source="chat.postEphemeral",
     )
     # shape: slack-ruby/slack-api-ref methods/chat/chat.postEphemeral.json ({"message_ts": …})
-    return {"ok": True, "message_ts": ephemeral.message_ts}
+    return _warn_if(truncated, {"ok": True, "message_ts": ephemeral.message_ts})
 
 
 def update(ws: Workspace, args: Args) -> dict[str, Any]:
@@ -76,7 +89,7 @@ def update(ws: Workspace, args: Args) -> dict[str, Any]:
     args.warnings += ws.check_message_content(
         method="chat.update", text=text, blocks=effective_blocks, attachments=attachments
     )
-    stored.text = text
+    stored.text, truncated = blockkit.truncate_text(text)
     if has_blocks:
         stored.blocks = blockkit.fill_ids(blocks_arg) if blocks_arg else None
     if attachments is not None:
@@ -85,13 +98,16 @@ def update(ws: Workspace, args: Args) -> dict[str, Any]:
         stored.metadata = _metadata(args) or None
     stored.edited_ts = ws.ts_clock.next_ts()
     # shape: slack-ruby/slack-api-ref methods/chat/chat.update.json
-    return {
-        "ok": True,
-        "channel": channel.id,
-        "ts": stored.ts,
-        "text": stored.text,
-        "message": stored.to_api(include_metadata=True, parent_user=ws.parent_user(stored)),
-    }
+    return _warn_if(
+        truncated,
+        {
+            "ok": True,
+            "channel": channel.id,
+            "ts": stored.ts,
+            "text": stored.text,
+            "message": stored.to_api(include_metadata=True, parent_user=ws.parent_user(stored)),
+        },
+    )
 
 
 def delete(ws: Workspace, args: Args) -> dict[str, Any]:

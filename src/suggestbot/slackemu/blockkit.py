@@ -47,6 +47,15 @@ MAX_PRIVATE_METADATA = 3000
 MAX_CALLBACK_ID = 255
 MAX_EXTERNAL_ID = 255
 MAX_MESSAGE_TEXT = 40_000
+MAX_MARKDOWN_TEXT = 12_000
+MESSAGE_TRUNCATED = "message_truncated"
+# Slack refuses a message with ``msg_blocks_too_long`` once the text inside its blocks adds up
+# past a limit it does not document, well below 50 x 3000. bolt-js issue #2509 saw it at about
+# 13,200 characters; in #2867 a Slack engineer names "12,000 text characters with a buffer for
+# block containers", and one message was refused at 11,341 characters of text. The emulator
+# refuses above 11,000 characters of block text (every ``text`` string, at any depth), below
+# every refusal reported, so an app that passes here passes there.
+MAX_BLOCK_TEXT_PER_MESSAGE = 11_000
 
 KNOWN_BLOCKS = frozenset(
     {
@@ -98,18 +107,49 @@ ImageUrlCheck = Callable[[str], "str | None"]
 
 def check_message(
     *,
-    text: Any,
     blocks: Any,
     slack_file_check: SlackFileCheck,
     image_url_check: ImageUrlCheck | None = None,
 ) -> tuple[list[str], str | None]:
-    """Check a message's blocks; returns (``[ERROR] …`` lines, ``msg_too_long`` or None)."""
-    too_long = "msg_too_long" if isinstance(text, str) and len(text) > MAX_MESSAGE_TEXT else None
+    """Check a message's blocks; returns (``[ERROR] …`` lines, ``msg_blocks_too_long`` or None).
+
+    The top-level ``text`` is not checked here: over 40,000 characters Slack truncates it and
+    warns ``message_truncated`` rather than refusing (see :func:`truncate_text`)."""
     if blocks is None:
-        return [], too_long
+        return [], None
     checker = _Checker(slack_file_check, image_url_check)
     checker.blocks(blocks, "/blocks", MAX_MESSAGE_BLOCKS)
+    if checker.markdown_total > MAX_MARKDOWN_TEXT:
+        checker.fail(
+            f"markdown blocks must hold less than {MAX_MARKDOWN_TEXT + 1} characters in total",
+            "/blocks",
+        )
+    too_long = None
+    if not checker.errors and block_text_length(blocks) > MAX_BLOCK_TEXT_PER_MESSAGE:
+        too_long = "msg_blocks_too_long"
     return checker.errors, too_long
+
+
+def truncate_text(text: Any) -> tuple[Any, bool]:
+    """``text`` as Slack keeps it: cut to 40,000 characters, and whether it was cut."""
+    if isinstance(text, str) and len(text) > MAX_MESSAGE_TEXT:
+        return text[:MAX_MESSAGE_TEXT], True
+    return text, False
+
+
+def block_text_length(value: Any) -> int:
+    """Characters of text inside ``value`` (every ``text`` string, at any depth)."""
+    if isinstance(value, list):
+        return sum(block_text_length(item) for item in value)
+    if not isinstance(value, dict):
+        return 0
+    total = 0
+    for key, item in value.items():
+        if key == "text" and isinstance(item, str):
+            total += len(item)
+        else:
+            total += block_text_length(item)
+    return total
 
 
 def check_view(
@@ -163,6 +203,7 @@ class _Checker:
         self._slack_file_check = slack_file_check
         self._image_url_check = image_url_check
         self._block_ids: set[str] = set()
+        self.markdown_total = 0
 
     def fail(self, message: str, pointer: str) -> None:
         self.errors.append(f"[ERROR] {message} [json-pointer:{pointer}]")
@@ -294,8 +335,19 @@ class _Checker:
             return
         self.element(block["element"], f"{ptr}/element", _INPUT_ELEMENTS, set())
 
+    def _block_markdown(self, block: dict[str, Any], ptr: str) -> None:
+        # Slack's markdown block: ``text`` required and non-empty; 12,000 characters for all
+        # markdown blocks of one payload together (Block Kit reference, markdown block).
+        text = block.get("text")
+        if not isinstance(text, str):
+            self.fail("missing required field: text", ptr)
+            return
+        if not text:
+            self.fail("must be more than 0 characters", f"{ptr}/text")
+        self.markdown_total += len(text)
+
     def _block_other(self, block: dict[str, Any], ptr: str) -> None:
-        # rich_text, markdown, file, video: only the shared block_id rule is checked here.
+        # rich_text, file, video: only the shared block_id rule is checked here.
         return None
 
     # -- elements -----------------------------------------------------------------------
@@ -321,8 +373,10 @@ class _Checker:
             self._button(element, ptr)
         elif etype in ("static_select", "multi_static_select"):
             self._options(element, ptr, MAX_OPTIONS, groups_allowed=True)
+            self._initial_options(element, ptr)
         elif etype in ("checkboxes", "radio_buttons"):
             self._options(element, ptr, MAX_CHOICE_OPTIONS, groups_allowed=False)
+            self._initial_options(element, ptr)
         elif etype == "overflow":
             self._options(element, ptr, 5, groups_allowed=False, minimum=1)
         elif etype in _TEXT_INPUTS:
@@ -373,14 +427,49 @@ class _Checker:
             self.text(option["text"], f"{optr}/text", MAX_OPTION_TEXT)
             self.max_len(option.get("value"), MAX_OPTION_VALUE, f"{optr}/value")
 
+    def _initial_options(self, element: dict[str, Any], ptr: str) -> None:
+        """An initial option must be one of the element's own options (text and value)."""
+        offered = [
+            (_option_key(o))
+            for o in _all_options(element)
+            if isinstance(o, dict) and _option_key(o) is not None
+        ]
+        for key in ("initial_option", "initial_options"):
+            if key not in element:
+                continue
+            chosen = element[key]
+            items = [chosen] if key == "initial_option" else chosen
+            if not isinstance(items, list):
+                self.fail("must provide an array", f"{ptr}/{key}")
+                continue
+            for index, item in enumerate(items):
+                iptr = f"{ptr}/{key}" if key == "initial_option" else f"{ptr}/{key}/{index}"
+                if not isinstance(item, dict) or _option_key(item) not in offered:
+                    self.fail("must match one of the provided options", iptr)
+
     def _text_input(self, element: dict[str, Any], ptr: str) -> None:
         if element.get("type") == "number_input" and "is_decimal_allowed" not in element:
             self.fail("missing required field: is_decimal_allowed", ptr)
+        min_allowed = {"max_length": 1, "min_length": 0}
         for key in ("max_length", "min_length"):
             value = element.get(key)
-            if value is not None and (not isinstance(value, int) or value > MAX_INPUT_LENGTH):
+            if value is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool):
+                self.fail("must be an integer", f"{ptr}/{key}")
+            elif value > MAX_INPUT_LENGTH:
                 self.fail(f"must be less than {MAX_INPUT_LENGTH + 1}", f"{ptr}/{key}")
-        self.max_len(element.get("initial_value"), MAX_INPUT_LENGTH, f"{ptr}/initial_value")
+            elif value < min_allowed[key]:
+                self.fail(f"must be at least {min_allowed[key]}", f"{ptr}/{key}")
+        initial = element.get("initial_value")
+        max_length = element.get("max_length")
+        limit = MAX_INPUT_LENGTH
+        if isinstance(max_length, int) and 1 <= max_length < MAX_INPUT_LENGTH:
+            limit = max_length
+        if element.get("type") == "plain_text_input":
+            self.max_len(initial, limit, f"{ptr}/initial_value")
+        else:
+            self.max_len(initial, MAX_INPUT_LENGTH, f"{ptr}/initial_value")
 
     def _confirm(self, confirm: Any, ptr: str) -> None:
         if not isinstance(confirm, dict):
@@ -399,6 +488,8 @@ class _Checker:
             url = image["image_url"]
             if not isinstance(url, str) or not url:
                 self.fail("must be more than 0 characters", f"{ptr}/image_url")
+            elif not url.lower().startswith(("http://", "https://")):
+                self.fail("must be a valid http or https URL", f"{ptr}/image_url")
             elif self.max_len(url, MAX_URL, f"{ptr}/image_url") and self._image_url_check:
                 problem = self._image_url_check(url)
                 if problem:
@@ -448,3 +539,21 @@ class _Checker:
             self.fail(f"must be less than {limit + 1} characters", ptr)
             return False
         return True
+
+
+def _all_options(element: dict[str, Any]) -> list[Any]:
+    options = element.get("options")
+    if isinstance(options, list):
+        return options
+    found: list[Any] = []
+    for group in element.get("option_groups") or []:
+        if isinstance(group, dict) and isinstance(group.get("options"), list):
+            found.extend(group["options"])
+    return found
+
+
+def _option_key(option: dict[str, Any]) -> tuple[str, str, str] | None:
+    text = option.get("text")
+    if not isinstance(text, dict):
+        return None
+    return (str(text.get("type")), str(text.get("text")), str(option.get("value")))

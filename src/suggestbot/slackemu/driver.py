@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 
-from suggestbot.slackemu import browser, forms, images, payloads, submission
+from suggestbot.slackemu import blockkit, browser, forms, images, payloads, submission
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
 from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, UploadedFile, User
@@ -169,7 +169,7 @@ class SlackDriver:
                 return
             finally:
                 self._ws.image_problems = {}
-            text = str(message.get("text") or "")
+            text = blockkit.truncate_text(str(message.get("text") or ""))[0]
             blocks = message.get("blocks") or None
             if message.get("response_type") == "in_channel":
                 self._ws.add_message(channel, user=BOT_USER_ID, text=text, blocks=blocks, bot=True)

@@ -51,6 +51,7 @@ def handle_response_url(ws: Workspace, token: str, raw: bytes) -> tuple[int, str
         )
     except ApiError as exc:
         return 400, exc.error, []
+    text = blockkit.truncate_text(text)[0]
     filled = blockkit.fill_ids(blocks) if blocks else None
     if _truthy(payload.get("replace_original")) and hook.message_ts:
         if _replace_original(ws, hook, text, filled):

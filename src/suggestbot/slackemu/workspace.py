@@ -31,6 +31,7 @@ from suggestbot.slackemu.model import (
 )
 from suggestbot.slackemu.oauth import OAuthState
 
+MESSAGE_TRUNCATED = blockkit.MESSAGE_TRUNCATED
 TRIGGER_TTL_S = 3.0
 RESPONSE_URL_TTL_S = 30 * 60.0
 RESPONSE_URL_MAX_USES = 5
@@ -335,7 +336,6 @@ class Workspace:
         if blocks is not None and not isinstance(blocks, list):
             raise ApiError("invalid_blocks_format")
         errors, too_long = blockkit.check_message(
-            text=text,
             blocks=blocks,
             slack_file_check=self.slack_file_problem,
             image_url_check=self.image_url_problem,
@@ -352,6 +352,9 @@ class Workspace:
         if not has_text and not blocks and not attachments:
             raise ApiError("no_text")
         warnings: list[str] = []
+        if blockkit.truncate_text(text)[1]:
+            # Slack keeps the first 40,000 characters and answers ok with this warning.
+            warnings.append(f"{method}: {MESSAGE_TRUNCATED} (text over 40,000 characters)")
         if blocks and not has_text:
             warnings.append(
                 f"{method}: blocks without top-level `text` — notifications and screen "

@@ -142,6 +142,34 @@ def slack_date(epoch: float) -> str:
     return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{fallback}>"
 
 
+_PROBLEMS = frozenset(
+    {
+        "not_in_channel",
+        "is_archived",
+        "channel_not_found",
+        "restricted_action",
+        "service_unavailable",
+        "content_locale_mismatch",
+        "token_revoked",
+        "app_uninstalled",
+    }
+)
+
+
+def problem(error: str, *, lang: str, channel: str) -> str:
+    """What went wrong with a digest, in plain words with what to do: never Slack's raw code
+    (the one place that words a digest's problem, for the digest list and App Home)."""
+    key = error if error in _PROBLEMS else "other"
+    return t(f"digest.problem.{key}", lang, channel=channel)
+
+
+def paused_note(reason: str | None, *, lang: str, channel: str) -> str:
+    """ "(paused)", with why and what to do when the digest paused itself."""
+    if not reason:
+        return t("home.digest_paused", lang)
+    return t("home.digest_paused_because", lang, reason=problem(reason, lang=lang, channel=channel))
+
+
 def describe(digest: Digest, *, lang: str, now: datetime) -> str:
     """One digest in a few lines: what, when, where, state, last delivery and last error."""
     what = t(
@@ -155,10 +183,18 @@ def describe(digest: Digest, *, lang: str, now: datetime) -> str:
         days=weekday_names(digest.weekdays, lang),
         channel=digest.channel_id,
     )
+    channel = digest.channel_id
     if digest.paused:
         reason = digest.paused_reason
-        state = t("digest.state_paused_because", lang, reason=reason) if reason else None
-        state = state or t("digest.state_paused", lang)
+        state = (
+            t(
+                "digest.state_paused_because",
+                lang,
+                reason=problem(reason, lang=lang, channel=channel),
+            )
+            if reason
+            else t("digest.state_paused", lang)
+        )
     else:
         upcoming = next_fire(
             Schedule.of(time=digest.time, tz=digest.tz, weekdays=digest.weekdays), after=now
@@ -170,7 +206,11 @@ def describe(digest: Digest, *, lang: str, now: datetime) -> str:
     )
     if digest.last_error:
         at = slack_date(digest.last_error_at) if digest.last_error_at else ""
-        error = t("digest.last_error", lang, error=digest.last_error, at=at)
+        if digest.paused and digest.paused_reason == digest.last_error:
+            error = t("digest.last_error_same", lang, at=at)
+        else:
+            said = problem(digest.last_error, lang=lang, channel=channel)
+            error = t("digest.last_error", lang, error=said, at=at)
     else:
         error = t("digest.no_error", lang)
     health = t("digest.last_delivery", lang, at=delivered) + " · " + error

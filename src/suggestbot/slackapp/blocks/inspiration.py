@@ -33,7 +33,7 @@ from suggestbot.slackapp.blocks.results import (
     Variant,
     build_variant_messages,
 )
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
+from suggestbot.slackapp.blocks.text import MESSAGE_TEXT_BUDGET, block_text_length, escape_mrkdwn
 from suggestbot.slackapp.messages import t
 
 BUTTON_TEXT_MAX = 75
@@ -45,6 +45,8 @@ ANSWER_BODY_MAX = 1500
 DIGEST_BODY_MAX = 900
 # Blocks one variant may take in a compact listing (title, body, image, buttons).
 _VARIANT_BLOCKS = 4
+# Room per variant for wording that differs by language (button labels, notes).
+_VARIANT_TEXT_MARGIN = 100
 
 
 def shorten(text: str, limit: int) -> str:
@@ -138,10 +140,26 @@ def _variant_blocks(
     return blocks
 
 
-def _fit(variants: Sequence[Variant], *, room: int) -> tuple[Sequence[Variant], int]:
-    """The variants that fit in ``room`` blocks, and how many were left out."""
+def _fit(
+    variants: Sequence[Variant], *, room: int, text_room: int, body_max: int
+) -> tuple[Sequence[Variant], int]:
+    """The variants that fit in ``room`` blocks and ``text_room`` characters of block text (the
+    per-message cap Slack enforces), and how many were left out; at least one is shown."""
     fits = max(room // _VARIANT_BLOCKS, 1)
-    return variants[:fits], max(len(variants) - fits, 0)
+    used, shown = 0, 0
+    for variant in variants[:fits]:
+        blocks = _variant_blocks(variant, lang="en", body_max=body_max, with_buttons=True)
+        # Measured in English with buttons: other languages' labels are within the margin.
+        size = sum(block_text_length(b.to_dict()) for b in blocks) + _VARIANT_TEXT_MARGIN
+        if shown and used + size > text_room:
+            break
+        used += size
+        shown += 1
+    return variants[:shown], len(variants) - shown
+
+
+def _text_of(blocks: Sequence[Block]) -> int:
+    return sum(block_text_length(b.to_dict()) for b in blocks)
 
 
 @dataclass(frozen=True)
@@ -174,7 +192,12 @@ def build_inspiration_answer(
     tail: list[Block] = []
     if version and version > 1:
         tail.append(_context(t("inspire.older_hint", lang, previous=version - 1), "older"))
-    shown, left_out = _fit(variants, room=MESSAGE_BLOCKS_MAX - len(head) - len(tail) - 1)
+    shown, left_out = _fit(
+        variants,
+        room=MESSAGE_BLOCKS_MAX - len(head) - len(tail) - 1,
+        text_room=MESSAGE_TEXT_BUDGET - _text_of(head + tail) - _VARIANT_TEXT_MARGIN,
+        body_max=ANSWER_BODY_MAX,
+    )
     body: list[Block] = []
     for variant in shown:
         blocks = _variant_blocks(variant, lang=lang, body_max=ANSWER_BODY_MAX, with_buttons=True)
@@ -327,7 +350,12 @@ def build_digest_message(
         head.append(_context(late_note, "late"))
     tail: list[Block] = [_context(t("digest.refine_hint", lang), "hint")]
     room = MESSAGE_BLOCKS_MAX - len(head) - len(tail) - 1
-    shown, left_out = _fit(variants, room=room)
+    shown, left_out = _fit(
+        variants,
+        room=room,
+        text_room=MESSAGE_TEXT_BUDGET - _text_of(head + tail) - _VARIANT_TEXT_MARGIN,
+        body_max=DIGEST_BODY_MAX,
+    )
     body: list[Block] = []
     for index, variant in enumerate(shown):
         if index:

@@ -17,7 +17,12 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
-from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
+from suggestbot.slackapp.blocks.text import (
+    MESSAGE_TEXT_BUDGET,
+    block_text_length,
+    escape_mrkdwn,
+    split_text,
+)
 from suggestbot.slackapp.messages import t
 
 MESSAGE_BLOCKS_MAX = 50
@@ -79,6 +84,8 @@ def build_root_message(
     brief: str | None = None,
     context: str | None = None,
     buttons: Sequence[Button] = (),
+    fine_print: str | None = None,
+    reused: tuple[str, Button] | None = None,
 ) -> Message:
     """The message in the channel that stands for one request and changes as it moves.
 
@@ -86,13 +93,27 @@ def build_root_message(
         status: the sentence saying where the request is (already localised).
         brief: the user's brief, quoted (shortened) so the channel sees what was asked.
         context: segment · use case · variants.
+        fine_print: small print under everything (a failure code for support).
+        reused: for a quick brief, the sentence naming the remembered choices it was sent
+            with, and the button that opens the brief modal to change them.
     """
     blocks: list[Block] = [SectionBlock(block_id="status", text=MarkdownTextObject(text=status))]
     if brief:
         quoted = brief if len(brief) <= BRIEF_QUOTE_MAX else brief[: BRIEF_QUOTE_MAX - 1] + "…"
         quote = "\n".join("> " + line for line in escape_mrkdwn(quoted).splitlines())
         blocks.append(SectionBlock(block_id="brief", text=MarkdownTextObject(text=quote)))
-    if context:
+    if reused:
+        sentence, change = reused
+        blocks.append(
+            SectionBlock(
+                block_id="reused",
+                text=MarkdownTextObject(text=sentence),
+                accessory=ButtonElement(
+                    text=t(change.label_key, lang), action_id=change.action_id, value=change.value
+                ),
+            )
+        )
+    elif context:
         blocks.append(
             ContextBlock(
                 block_id="context", elements=[MarkdownTextObject(text=escape_mrkdwn(context))]
@@ -100,7 +121,14 @@ def build_root_message(
         )
     if buttons:
         blocks.append(actions_block(buttons, lang=lang, block_id="actions"))
+    if fine_print:
+        blocks.append(fine_print_block(fine_print))
     return Message(text=status, blocks=[b.to_dict() for b in blocks])
+
+
+def fine_print_block(text: str) -> ContextBlock:
+    """Small print at the foot of a message (already localised mrkdwn)."""
+    return ContextBlock(block_id="fine-print", elements=[MarkdownTextObject(text=text)])
 
 
 def _variant_title(variant: Variant, lang: str) -> str:
@@ -170,14 +198,20 @@ def build_variant_messages(
 def pack(
     head: list[Block], body: list[Block], tail: list[Block], *, fallback: str, continued: str
 ) -> list[Message]:
-    """Blocks into messages of at most 50: head first, tail last, body in between."""
+    """Blocks into messages: head first, tail last, body in between. A message takes at most 50
+    blocks and :data:`MESSAGE_TEXT_BUDGET` characters of block text, so a long result goes out
+    as several messages instead of being refused (``msg_blocks_too_long``)."""
     chunks: list[list[Block]] = []
     current = list(head)
+    used = sum(block_text_length(b.to_dict()) for b in current)
     for block in [*body, *tail]:
-        if len(current) >= MESSAGE_BLOCKS_MAX:
+        size = block_text_length(block.to_dict())
+        full = len(current) >= MESSAGE_BLOCKS_MAX or used + size > MESSAGE_TEXT_BUDGET
+        if full and current:
             chunks.append(current)
-            current = []
+            current, used = [], 0
         current.append(block)
+        used += size
     chunks.append(current)
     return [
         Message(text=fallback if i == 0 else continued, blocks=[b.to_dict() for b in chunk])

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 SECTION_TEXT_MAX = 3000
+# Slack refuses a message (``msg_blocks_too_long``) once the text in its blocks adds up past a
+# limit it does not document: refusals were reported from about 11,300 characters on
+# (slackapi/bolt-js #2509, #2867). Every message this app builds keeps its block text within
+# this budget, with room left for what is added around a variant (an intro, a hint).
+MESSAGE_TEXT_BUDGET = 10_000
 
 
 def escape_mrkdwn(text: str) -> str:
@@ -32,3 +39,15 @@ def split_text(text: str, *, limit: int = SECTION_TEXT_MAX) -> list[str]:
     if rest or not chunks:
         chunks.append(rest)
     return chunks
+
+
+def block_text_length(value: Any) -> int:
+    """Characters of text in a block (as a dict), the way Slack adds them up per message."""
+    if isinstance(value, list):
+        return sum(block_text_length(item) for item in value)
+    if not isinstance(value, dict):
+        return 0
+    total = 0
+    for key, item in value.items():
+        total += len(item) if key == "text" and isinstance(item, str) else block_text_length(item)
+    return total

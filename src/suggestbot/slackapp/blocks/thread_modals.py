@@ -21,7 +21,7 @@ from slack_sdk.models.views import View
 
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.modals import MODAL_INPUT_MAX, OPTION_TEXT_MAX, SELECT_OPTIONS_MAX
-from suggestbot.slackapp.blocks.text import SECTION_TEXT_MAX
+from suggestbot.slackapp.blocks.text import SECTION_TEXT_MAX, split_text
 from suggestbot.slackapp.messages import t
 
 VIEW_BLOCKS_MAX = 100
@@ -172,6 +172,22 @@ def build_draft_modal(
         submit=t("draft.submit", lang),
         close=t("brief.cancel", lang),
         private_metadata=private_metadata,
+        blocks=blocks,
+    ).to_dict()
+
+
+def build_instruction_modal(*, lang: str, instruction: str) -> dict[str, Any]:
+    """A refinement's whole instruction to read, as typed (plain text, split into sections)."""
+    chunks = split_text(instruction)[: VIEW_BLOCKS_MAX - 1]
+    blocks: list[Block] = [
+        SectionBlock(block_id=f"part-{i}", text=PlainTextObject(text=chunk or " ", emoji=False))
+        for i, chunk in enumerate(chunks)
+    ]
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_INSTRUCTION,
+        title=t("instruction.title", lang),
+        close=t("modal.close", lang),
         blocks=blocks,
     ).to_dict()
 

@@ -24,6 +24,7 @@ from suggestbot.slackapp.blocks.results import (
     Variant,
     actions_block,
     build_variant_messages,
+    fine_print_block,
 )
 from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
 from suggestbot.slackapp.messages import t
@@ -44,6 +45,29 @@ class ThreadStatus:
     last_turn_by: str | None
     can_rename: bool
     thread_key: str
+
+
+def is_long(instruction: str) -> bool:
+    """Whether only the beginning of ``instruction`` is quoted in the thread."""
+    return len(instruction) > INSTRUCTION_QUOTE_MAX
+
+
+def instruction_blocks(
+    *, lang: str, instruction: str, request_id: str | None, lead: str | None = None
+) -> list[Block]:
+    """The instruction quoted (its beginning when long) and, when long, a button that shows
+    all of it, so a reply of thousands of characters is never cut off for good."""
+    text = quote(instruction) if lead is None else lead + "\n" + quote(instruction)
+    blocks: list[Block] = [SectionBlock(block_id="instruction", text=MarkdownTextObject(text=text))]
+    if request_id and is_long(instruction):
+        blocks.append(
+            actions_block(
+                [Button("instruction.show", ids.ACTION_SHOW_INSTRUCTION, request_id)],
+                lang=lang,
+                block_id="instruction-actions",
+            )
+        )
+    return blocks
 
 
 def quote(text: str, *, limit: int = INSTRUCTION_QUOTE_MAX) -> str:
@@ -79,7 +103,13 @@ def build_thread_status(*, lang: str, status: ThreadStatus) -> list[dict[str, An
 
 
 def build_turn_messages(
-    *, lang: str, turn: int, instruction: str, author: str, variant: Variant
+    *,
+    lang: str,
+    turn: int,
+    instruction: str,
+    author: str,
+    variant: Variant,
+    request_id: str | None = None,
 ) -> list[Message]:
     """One turn's result: "Turn n", the instruction it followed, and the content.
 
@@ -87,30 +117,38 @@ def build_turn_messages(
     long for one message continues in further messages, the image and buttons closing the last.
     """
     kind = t(f"variant.kind.{variant.kind}", lang)
-    instruction_block = SectionBlock(
-        block_id="instruction",
-        text=MarkdownTextObject(
-            text=t("turn.asked", lang, user=author) + "\n" + quote(instruction)
-        ),
+    asked = instruction_blocks(
+        lang=lang,
+        instruction=instruction,
+        request_id=request_id,
+        lead=t("turn.asked", lang, user=author),
     )
     return build_variant_messages(
         lang=lang,
         variant=variant,
         title=t("turn.header", lang, n=turn, kind=kind),
-        lead=[instruction_block],
+        lead=asked,
     )
 
 
 def build_refinement_status(
-    *, lang: str, status: str, instruction: str, buttons: Sequence[Button] = ()
+    *,
+    lang: str,
+    status: str,
+    instruction: str,
+    buttons: Sequence[Button] = (),
+    fine_print: str | None = None,
+    request_id: str | None = None,
 ) -> Message:
     """A refinement's reply in the thread while it is sent, queued, running or failed."""
     blocks: list[Block] = [
         SectionBlock(block_id="status", text=MarkdownTextObject(text=status)),
-        SectionBlock(block_id="instruction", text=MarkdownTextObject(text=quote(instruction))),
+        *instruction_blocks(lang=lang, instruction=instruction, request_id=request_id),
     ]
     if buttons:
         blocks.append(actions_block(buttons, lang=lang, block_id="actions"))
+    if fine_print:
+        blocks.append(fine_print_block(fine_print))
     return Message(text=status, blocks=[b.to_dict() for b in blocks])
 
 

@@ -33,7 +33,9 @@ from suggestbot.contentapi import (
 )
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.slackapp.blocks import ids
+from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button, Message, build_root_message
+from suggestbot.slackapp.blocks.text import escape_mrkdwn
 from suggestbot.slackapp.flows import failures, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Failure, Request, user_key
@@ -47,6 +49,8 @@ _UNAVAILABLE = (TransportError, Timeout)
 _MAYBE_ACCEPTED = frozenset({502, 504})
 # How far back a run may have been created for recovery to adopt it as this request's run.
 ADOPT_WINDOW_S = 15 * 60
+# Set in a quick brief's labels: it was sent with the author's remembered choices.
+REUSED_LABEL = "reused"
 # When Slack refused a root past its own retries: try again this much later (then backing off).
 ROOT_RETRY_S = 30.0
 
@@ -63,7 +67,7 @@ def _status_line(req: Request) -> str:
         fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
         return t("root.delayed", lang, user=user, when=f"<!date^{when}^{{time_secs}}|{fallback}>")
     if req.state == "waiting_user":
-        return t("root.waiting_for_user", lang, user=user, reason=t("connect.expired", lang))
+        return t("root.waiting_for_user", lang, user=user)
     if req.state == "submitted":
         if req.run_status == "running":
             key = "root.running_again" if req.attempt > 1 else "root.running"
@@ -84,12 +88,16 @@ def _status_line(req: Request) -> str:
     )
 
 
+def connect_buttons(request_id: str) -> list[Button]:
+    """[Connect account] [Resend]: for the author's eyes only (an ephemeral), never on the
+    public root, where anyone could press them."""
+    return [
+        Button("connect.button", ids.ACTION_CONNECT, request_id, "primary"),
+        Button("button.resend", ids.ACTION_RETRY, request_id),
+    ]
+
+
 def _root_buttons(req: Request) -> list[Button]:
-    if req.state == "waiting_user":
-        return [
-            Button("connect.button", ids.ACTION_CONNECT, req.id, "primary"),
-            Button("button.resend", ids.ACTION_RETRY, req.id),
-        ]
     if req.state == "failed" and req.failure:
         return list(
             failures.buttons(req.failure.code, request_id=req.id, is_brief=req.kind == "brief")
@@ -113,12 +121,26 @@ def root_message(req: Request) -> Message:
             use_case=req.labels.get("use_case", "?"),
             variants=req.body.get("variant_count", 1),
         )
+    failed = req.failure if req.state == "failed" else None
+    reused = None
+    if req.kind == "brief" and req.labels.get(REUSED_LABEL):
+        sentence = t(
+            "brief.using_defaults",
+            req.lang,
+            user=req.user_id,
+            segment=escape_mrkdwn(req.labels.get("segment", "?")),
+            use_case=escape_mrkdwn(req.labels.get("use_case", "?")),
+            variants=req.body.get("variant_count", 1),
+        )
+        reused = (sentence, Button("brief.change", ids.ACTION_CHANGE_DEFAULTS, req.id))
     return build_root_message(
         lang=req.lang,
         status=_status_line(req),
         brief=req.steering_text if req.kind == "brief" else None,
         context=context,
         buttons=_root_buttons(req),
+        fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
+        reused=reused,
     )
 
 
@@ -195,7 +217,7 @@ def launch(deps: Deps, request_id: str, *, response_url: str | None = None) -> R
         log.warning("request %s: Slack is unavailable; posting its root later", request_id)
         deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
         return deps.records.requests.get(request_id)
-    submit(deps, request_id)
+    submit(deps, request_id, root_says_sending=True)
     return deps.records.requests.get(request_id)
 
 
@@ -295,8 +317,11 @@ def fail(deps: Deps, request_id: str, code: str, detail: str | None = None) -> N
     log.info("request %s failed: %s", request_id, code)
 
 
-def submit(deps: Deps, request_id: str) -> None:
+def submit(deps: Deps, request_id: str, *, root_says_sending: bool = False) -> None:
     """Create the request's run with the requesting user's own token.
+
+    ``root_says_sending``: the root was just posted saying "Sending…", so it is not updated to
+    the same words again (a retry or a resumed send does update it).
 
     Each answer of the service lands in a state the user can see and act on: rate limited →
     sent automatically later; token rejected → waiting for a reconnect; bad input or a code that
@@ -311,12 +336,15 @@ def submit(deps: Deps, request_id: str) -> None:
         req = _set(deps, request_id, state="waiting_user")
         if req:
             refresh_root(deps, req)
+            _ask_to_connect(deps, req, "connect.needed")
         return
     if req.state == "sending" and _adopt_existing_run(deps, req):
         return
+    fresh = root_says_sending and req.state == "new"
     req = _set(deps, request_id, state="sending", sent_at=deps.clock(), failure=None)
     assert req is not None
-    refresh_root(deps, req)
+    if not fresh:
+        refresh_root(deps, req)
     client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
     deps.crash_point("before_create_run")
     try:
@@ -416,16 +444,21 @@ def _expire_user(deps: Deps, req: Request) -> None:
         return u.model_copy(update={"state": "expired", "expired_at": deps.clock()})
 
     deps.records.users.update(user_key(req.team_id, req.user_id), expire)
-    text = t("connect.expired", req.lang)
+    _ask_to_connect(deps, req, "connect.expired_kept")
+
+
+def _ask_to_connect(deps: Deps, req: Request, key: str) -> None:
+    """Tell the author alone why their request waits, with [Connect account] and [Resend]."""
+    message = build_notice(lang=req.lang, text=t(key, req.lang), buttons=connect_buttons(req.id))
     try:
         slackio.notify(
             deps,
             user_id=req.user_id,
             channel_id=req.channel_id,
-            message=Message(text=text, blocks=[]),
+            message=message,
         )
     except Exception:
-        log.warning("could not tell user %s that their token expired", req.user_id)
+        log.warning("could not ask user %s to connect their account", req.user_id)
 
 
 def retry(deps: Deps, request_id: str, *, acting_user: str) -> bool:

@@ -278,7 +278,7 @@ def preview(deps: Deps, asker: Asker, digest_id: str) -> None:
 def reason_text(error: str, lang: str) -> str:
     if error in _REASONS:
         return t(f"digest.reason.{error}", lang)
-    return t("digest.reason.other", lang, error=error)
+    return t("digest.reason.other", lang)
 
 
 def pause_unreachable(deps: Deps, digest_id: str, error: str) -> bool:

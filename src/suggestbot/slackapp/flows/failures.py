@@ -46,10 +46,13 @@ _SYNC_INPUT_CODES = frozenset(
 )
 
 
-def reason(code: str, lang: str, *, detail: str | None = None) -> str:
-    """One sentence (after "failed:") saying what happened and what to do."""
+def reason(code: str, lang: str, *, detail: str | None = None, is_brief: bool = True) -> str:
+    """One sentence (after "failed:") saying what happened and what to do, in plain words:
+    an input code is told in terms of what the user sent (a brief, or a reply's instruction),
+    and a code this app does not know reads as a sentence (its code goes in :func:`fine_print`).
+    """
     if code in _SYNC_INPUT_CODES:
-        return t("brief.rejected_by_service", lang, code=code)
+        return t(f"fail.{'brief' if is_brief else 'instruction'}.{code}", lang)
     if code == NOT_FOUND:
         return t("error.not_found", lang)
     if code == INTERNAL:
@@ -62,7 +65,14 @@ def reason(code: str, lang: str, *, detail: str | None = None) -> str:
     try:
         return t(key, lang)
     except KeyError:
-        return t("fail.unknown", lang, code=code)
+        return t("fail.unknown", lang)
+
+
+def fine_print(code: str, lang: str) -> str | None:
+    """The code of a failure this app cannot explain, in small print for support; else None."""
+    if code in _ACTIONS_BY_CODE:
+        return None
+    return t("fail.support_code", lang, code=code)
 
 
 def buttons(code: str, *, request_id: str, is_brief: bool) -> Sequence[Button]:

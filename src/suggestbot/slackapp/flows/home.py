@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from suggestbot.contentapi import ContentApiError, RunStatus
+from suggestbot.slackapp.blocks.digests import paused_note
 from suggestbot.slackapp.blocks.home import (
     HOME_BLOCKS_MAX,
     RUNS_SHOWN,
@@ -55,7 +56,10 @@ def digest_line(record: dict[str, Any], lang: str) -> str:
         days=", ".join(names) or "—",
     )
     if record.get("paused"):
-        line += " " + t("home.digest_paused", lang)
+        reason = record.get("paused_reason")
+        line += " " + paused_note(
+            str(reason) if reason else None, lang=lang, channel=str(channel or "?")
+        )
     return line
 
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import enum
 import logging
+import threading
 import time
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 
 from suggestbot.contentapi import (
     ContentApiError,
@@ -55,6 +58,31 @@ def verify_and_link(deps: Deps, *, team_id: str, user_id: str, token: str) -> Li
     )
     log.info("user %s linked their account", user_id)
     return LinkResult.LINKED
+
+
+def verify_soon(deps: Deps, *, team_id: str, user_id: str, token: str) -> Future[LinkResult]:
+    """:func:`verify_and_link` started on its own thread, so a caller can wait for it only as
+    long as it may (a modal submission must be acknowledged within 3 seconds)."""
+    checking: Future[LinkResult] = Future()
+
+    def run() -> None:
+        try:
+            checking.set_result(
+                verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
+            )
+        except BaseException as exc:
+            checking.set_exception(exc)
+
+    threading.Thread(target=run, name="verify-token", daemon=True).start()
+    return checking
+
+
+def result_within(checking: Future[LinkResult], *, seconds: float) -> LinkResult | None:
+    """The check's result if it ends within ``seconds``, else None (it goes on)."""
+    try:
+        return checking.result(timeout=seconds)
+    except FutureTimeout:
+        return None
 
 
 def unlink(deps: Deps, *, team_id: str, user_id: str) -> bool:

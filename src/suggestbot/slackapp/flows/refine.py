@@ -30,6 +30,7 @@ from suggestbot.slackapp.blocks.turns import (
     build_choice_prompt,
     build_other_lineage_notice,
     build_refinement_status,
+    is_long,
 )
 from suggestbot.slackapp.flows import brief, failures, interactions, linking, slackio, threads
 from suggestbot.slackapp.flows.deps import Deps
@@ -431,7 +432,17 @@ def start(
         # own recovery (started with the app) posts and sends it; doing it here too would race.
         return deps.records.requests.get(req.id)
     brief.post_root(deps, req.id)
-    brief.submit(deps, req.id)
+    if is_long(instruction):
+        # Sent whole (the contract sets no limit); the thread quotes its beginning.
+        _say(
+            deps,
+            user_id=user_id,
+            channel=binding.channel,
+            thread_ts=binding.thread_ts,
+            key="refine.long_reply",
+            count=len(instruction),
+        )
+    brief.submit(deps, req.id, root_says_sending=True)
     return deps.records.requests.get(req.id) or req
 
 
@@ -447,7 +458,7 @@ def _status_line(req: Request) -> str:
         fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
         return t("turn.delayed", lang, user=user, when=f"<!date^{when}^{{time_secs}}|{fallback}>")
     if req.state == "waiting_user":
-        return t("turn.waiting_for_user", lang, user=user, reason=t("connect.expired", lang))
+        return t("turn.waiting_for_user", lang, user=user)
     if req.state in ("submitted", "posting"):
         if req.run_status == "running" or req.state == "posting":
             return t("turn.running", lang, user=user, attempt=max(req.attempt, 1))
@@ -460,25 +471,23 @@ def _status_line(req: Request) -> str:
     if failure.code == failures.NOT_FOUND:
         reason = t("refine.not_visible_reason", lang)
     else:
-        reason = failures.reason(failure.code, lang, detail=failure.detail)
+        reason = failures.reason(failure.code, lang, detail=failure.detail, is_brief=False)
     return t("turn.failed", lang, user=user, reason=reason)
 
 
 def status_message(req: Request) -> Message:
     """The refinement's reply in the thread until its result replaces it."""
     buttons: list[Button] = []
-    if req.state == "waiting_user":
-        buttons = [
-            Button("connect.button", ids.ACTION_CONNECT, req.id, "primary"),
-            Button("button.resend", ids.ACTION_RETRY, req.id),
-        ]
-    elif req.state == "failed" and req.failure:
+    if req.state == "failed" and req.failure:
         buttons = list(failures.buttons(req.failure.code, request_id=req.id, is_brief=False))
+    failed = req.failure if req.state == "failed" else None
     return build_refinement_status(
         lang=req.lang,
         status=_status_line(req),
         instruction=str(req.body.get("instruction") or ""),
         buttons=buttons,
+        fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
+        request_id=req.id,
     )
 
 

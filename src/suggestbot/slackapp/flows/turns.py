@@ -73,6 +73,7 @@ def _messages(deps: Deps, req: Request, suggestion: Suggestion, turn: int) -> li
         instruction=str(req.body.get("instruction") or ""),
         author=req.user_id,
         variant=turn_variant(suggestion, urls=urls, request_id=req.id),
+        request_id=req.id,
     )
 
 

@@ -100,6 +100,14 @@ def finish(deps: Deps, key: str) -> None:
         deps.deliveries.finish(key)
 
 
+def finish_current(deps: Deps) -> None:
+    """Finish the interaction this listener is handling without handing work over (it was
+    answered with field errors: the modal stays open and nothing is left to carry out)."""
+    key = interactions.current()
+    if key is not None:
+        finish(deps, key)
+
+
 def replay_unfinished(deps: Deps) -> int:
     """Carry out every recorded interaction whose work did not finish (the process died
     first), each on the background pool; returns how many were handed over."""

@@ -59,6 +59,7 @@ def register(app: App, deps: Deps) -> None:
     on(ids.ACTION_RESEND, _resend_held)
     on(ids.ACTION_RETRY, _retry)
     on(ids.ACTION_EDIT_RESEND, _edit_resend)
+    on(ids.ACTION_CHANGE_DEFAULTS, _change_choices)
     on(ids.ACTION_REFRESH_PREVIEW, _refresh_preview)
     on(ids.ACTION_CHECK_AGAIN, _check_again)
     # Presses that start work are recorded before the ack and carried out after a crash; the
@@ -143,6 +144,29 @@ def _edit_resend(deps: Deps, body: dict[str, Any]) -> None:
         channel_id=req.channel_id,
         text=req.steering_text,
         request_id=req.id,
+        segment_id=req.body.get("segment_id"),
+        use_case_id=req.body.get("use_case_id"),
+        variants=int(req.body.get("variant_count") or 1),
+    )
+
+
+def _change_choices(deps: Deps, body: dict[str, Any]) -> None:
+    """[Change] on a quick brief's root: the brief modal with the same text and the choices it
+    reused, to send it again with others (which are then remembered)."""
+    user_id = body["user"]["id"]
+    req = deps.records.requests.get(_value(body))
+    if req is None:
+        return
+    if req.user_id != user_id:
+        _tell(deps, body, t("error.only_author", deps.lang_of(user_id), user=req.user_id))
+        return
+    open_brief_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        team_id=req.team_id,
+        user_id=user_id,
+        channel_id=req.channel_id,
+        text=req.steering_text,
         segment_id=req.body.get("segment_id"),
         use_case_id=req.body.get("use_case_id"),
         variants=int(req.body.get("variant_count") or 1),

@@ -228,6 +228,7 @@ def _quick_request(
     if defaults is None:
         return None
     segment_id, use_case_id, variants, labels = defaults
+    labels = {**labels, brief.REUSED_LABEL: "yes"}
     request_body = steered_body(
         segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
     )

@@ -15,7 +15,7 @@ from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_thread_name
 from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.thread_modals import build_refine_modal
+from suggestbot.slackapp.blocks.thread_modals import build_instruction_modal, build_refine_modal
 from suggestbot.slackapp.flows import drafts, home, linking, lists, refine, rename, threads, turns
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
@@ -75,6 +75,7 @@ def register(app: App, deps: Deps) -> None:
     on(_CHOOSE, _choose, replay=True)
     on(ids.ACTION_RENAME_OPEN, _open_rename)
     on(ids.ACTION_REFRESH_TURN, _refresh_turn, replay=True)
+    on(ids.ACTION_SHOW_INSTRUCTION, _show_instruction)
     on(ids.ACTION_REFINE_HEAD, _refine_head, replay=True)
     on(ids.ACTION_RESEND_WITHOUT_IMAGE, _without_image, replay=True)
     on(ids.ACTION_LIST_MORE, _more)
@@ -314,6 +315,17 @@ def _refresh_turn(deps: Deps, body: dict[str, Any]) -> None:
     channel, _, message_ts = _where(body)
     if channel and message_ts:
         turns.refresh_turn_preview(deps, request_id=_value(body), channel=channel, ts=message_ts)
+
+
+def _show_instruction(deps: Deps, body: dict[str, Any]) -> None:
+    """Open the whole instruction of a refinement whose thread quotes only its beginning."""
+    req = deps.records.requests.get(_value(body))
+    if req is None:
+        return
+    lang = deps.lang_of(body["user"]["id"])
+    instruction = str(req.body.get("instruction") or "")
+    view = build_instruction_modal(lang=lang, instruction=instruction)
+    deps.slack.views_open(trigger_id=body["trigger_id"], view=view)
 
 
 def _refine_head(deps: Deps, body: dict[str, Any]) -> None:

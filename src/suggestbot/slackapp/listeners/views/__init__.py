@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from concurrent.futures import Future
 from typing import Any
 
 from slack_bolt import Ack, App
@@ -42,9 +43,21 @@ def register(app: App, deps: Deps) -> None:
         if not token.strip():
             lang = deps.lang_of(user_id)  # a Slack call: only to word the error
             ack(response_action="errors", errors={ids.INPUT_TOKEN: t("connect.empty", lang)})
+            interactions.finish_current(deps)  # the modal stays open: nothing to carry out
             return
-        # Close the modal at once; the outcome is told where the user asked, after the check.
-        # (Updating the modal from the background would race Slack applying the ack.)
+        # The token is checked before the ack, within a budget under Slack's 3 seconds: a
+        # token the service refuses is shown as an error next to the field, with the modal
+        # still open and what was typed kept (response_action "errors"). A check that takes
+        # longer goes on after the ack and its outcome is told in a message.
+        checking = linking.verify_soon(
+            deps, team_id=body["user"]["team_id"], user_id=user_id, token=token
+        )
+        result = linking.result_within(checking, seconds=CONNECT_CHECK_BUDGET_S)
+        if result in _FIELD_ERRORS:
+            lang = deps.lang_of(user_id)  # a Slack call: only to word the error
+            ack(response_action="errors", errors={ids.INPUT_TOKEN: t(_FIELD_ERRORS[result], lang)})
+            interactions.finish_current(deps)  # the modal stays open: nothing to carry out
+            return
         ack()
         metadata = load_metadata(view.get("private_metadata"))
         in_background(
@@ -52,7 +65,7 @@ def register(app: App, deps: Deps) -> None:
             _finish_connect,
             deps,
             body,
-            token,
+            checking,
             user_id=user_id,
             channel_id=metadata.get("channel"),
             response_url=metadata.get("response_url"),
@@ -100,10 +113,21 @@ def register(app: App, deps: Deps) -> None:
         )
 
 
+# How long the connect modal's submission waits for the token check before it acks.
+CONNECT_CHECK_BUDGET_S = 2.0
+_FIELD_ERRORS = {
+    LinkResult.REJECTED: "connect.rejected",
+    LinkResult.UNREACHABLE: "connect.unreachable",
+    LinkResult.EMPTY: "connect.empty",
+}
+
+
 def _replay_connect(deps: Deps, body: dict[str, Any]) -> None:
     token = str(view_values(body["view"]).get(ids.INPUT_TOKEN) or "")
     if token.strip():
-        _finish_connect(deps, body, token)
+        team_id, user_id = body["user"]["team_id"], body["user"]["id"]
+        checking = linking.verify_soon(deps, team_id=team_id, user_id=user_id, token=token)
+        _finish_connect(deps, body, checking)
 
 
 def _replay_edited_brief(deps: Deps, body: dict[str, Any]) -> None:
@@ -119,11 +143,11 @@ def _replay_edited_brief(deps: Deps, body: dict[str, Any]) -> None:
     _send_brief(deps, body, text, metadata, None)
 
 
-def _finish_connect(deps: Deps, body: dict[str, Any], token: str) -> None:
-    team_id, user_id = body["user"]["team_id"], body["user"]["id"]
+def _finish_connect(deps: Deps, body: dict[str, Any], checking: Future[LinkResult]) -> None:
+    user_id = body["user"]["id"]
     lang = deps.lang_of(user_id)
     metadata = load_metadata(body["view"].get("private_metadata"))
-    result = linking.verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
+    result = checking.result()
     held = deps.records.held.get(metadata["held"]) if metadata.get("held") else None
     if result is LinkResult.LINKED:
         text = t("connect.done", lang)
@@ -132,12 +156,7 @@ def _finish_connect(deps: Deps, body: dict[str, Any], token: str) -> None:
             text = t("refine.held_ready" if held.thread_ts else "connect.held_ready", lang)
             buttons = [Button("button.resend", ids.ACTION_RESEND, held.id, "primary")]
     else:
-        error_key = {
-            LinkResult.REJECTED: "connect.rejected",
-            LinkResult.UNREACHABLE: "connect.unreachable",
-            LinkResult.EMPTY: "connect.empty",
-        }[result]
-        text = f":warning: {t(error_key, lang)}"
+        text = f":warning: {t(_FIELD_ERRORS[result], lang)}"
         again = f"held:{held.id}" if held is not None else "again"
         buttons = [Button("connect.button", ids.ACTION_CONNECT, again, "primary")]
     slackio.notify(
