@@ -201,6 +201,11 @@ def test_revocation_stops_the_work_of_a_single_workspace_install(
     )
     [digest] = deps.records.digests.values()
     assert digest.paused
+    # The operator's line follows the stop it reports: wait for it, then make sure it is one.
+    wait_for(
+        lambda: [r for r in caplog.records if expected_line in r.getMessage()],
+        what="the operator's log line",
+    )
     lines = [r for r in caplog.records if expected_line in r.getMessage()]
     assert len(lines) == 1 and lines[0].levelno == logging.WARNING
     assert stage.emu.bot_token not in caplog.text

@@ -247,11 +247,13 @@ def _answered(response: AppResponse | None) -> tuple[bool, float]:
 
 
 def nothing_done_yet(stage: ProcessStage, sent: list[Sent]) -> list[str]:
-    """Work of ``sent`` that happened although the app was frozen right after the acks."""
+    """Work of ``sent`` that happened although the app was frozen right after the acks.
+
+    A connect submission's token is checked (and the account linked) before its ack, so that a
+    refused token can be shown in the modal; what comes after the ack is telling the person."""
     runs = refinement_runs(stage)
-    linked = linked_users(stage)
     done = [s.key for s in sent if s.kind in ("thread reply", "refine modal") and s.key in runs]
-    done += [s.key for s in sent if s.kind == "connect" and s.key in linked]
+    done += [s.key for s in sent if s.kind == "connect" and connected_notes(stage, s.key)]
     return done
 
 
