@@ -280,6 +280,41 @@ def test_ordinary_text_is_left_alone(capture: Capture, text: str) -> None:
             "image at https://cdn.example/a/b.png?X-Sig=abc&exp=9 (alt text)",
             "image at https://cdn.example/a/b.png?<redacted> (alt text)",
         ),
+        # Slack's short-lived credentials: named by a key...
+        (
+            "command=%2Fsuggest&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1%2F2%2Fab"
+            "&trigger_id=13345224609.738474920.8088930838d88f008e0&user_id=U1",
+            "command=%2Fsuggest&response_url=[redacted]&trigger_id=[redacted]&user_id=U1",
+        ),
+        (
+            "{'trigger_id': '13345224609.738474920.80889308', 'view': {'private_metadata': "
+            '\'{"response_url": "http://127.0.0.1:9/hooks/commands/T0/77aa"}\'}}',
+            "{'trigger_id': '[redacted]', 'view': {'private_metadata': "
+            '\'{"response_url": "[redacted]"}\'}}',
+        ),
+        (
+            '{"response_urls": [{"block_id": "b", "response_url": "https://hooks.slack.com/app/x"}]}',
+            '{"response_urls": [{"block_id": "b", "response_url": "[redacted]"}]}',
+        ),
+        ('"interactivity_pointer": "1.2.3"', '"interactivity_pointer": "[redacted]"'),
+        # ...or recognised by shape: a request line, escaped JSON, a URL-encoded payload.
+        (
+            "Sending a request - url: https://hooks.slack.com/actions/T1/2/abc, body: {}",
+            "Sending a request - url: https://hooks.slack.com/[redacted], body: {}",
+        ),
+        (
+            'POST http://127.0.0.1:9/hooks/commands/T0EMU/0c60d8d05a "HTTP/1.1 200 OK"',
+            'POST http://127.0.0.1:9/hooks/[redacted] "HTTP/1.1 200 OK"',
+        ),
+        (
+            '{"u":"https:\\/\\/hooks.slack.com\\/actions\\/T1\\/2\\/abc"}',
+            '{"u":"https:\\/\\/hooks.slack.com/[redacted]"}',
+        ),
+        (
+            "payload=%7B%22u%22%3A%22https%3A%2F%2Fhooks.slack.com%2Fapp%2FT1%2F2%2Fab%22%7D",
+            "payload=%7B%22u%22%3A%22https%3A%2F%2Fhooks.slack.com/[redacted]%22%7D",
+        ),
+        ("opened with 1795463675.552d566e.27517f3686283b21", "opened with [redacted]"),
     ],
 )
 def test_redact_known_shapes(text: str, expected: str) -> None:
