@@ -14,12 +14,17 @@ Choices, and why:
 - A batch (``put_many``, ``update_many``, ...) is one transaction of one table, so one commit
   and one fsync however many rows it writes.
 - Values go through :mod:`suggestbot.store.codec` (JSON text), never pickle.
+- A read followed by a write (``update``, ``put_if_absent``…) runs inside ``BEGIN IMMEDIATE``:
+  the process lock covers this process's threads, SQLite's write lock covers another process
+  on the same file (``suggestbot rotate-keys`` while the app runs), so neither loses the
+  other's update.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -50,6 +55,7 @@ class SqliteStore(LocalStore):
             conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
         conn.close()
         self._tables: dict[str, Any] = {}
+        self._committed = False
 
     @property
     def path(self) -> Path:
@@ -76,6 +82,17 @@ class SqliteStore(LocalStore):
             self._tables[table] = db
         return db
 
+    @contextmanager
+    def _read_then_write(self, table: str) -> Iterator[None]:
+        db = self._table(table)
+        db.conn.select_one("BEGIN IMMEDIATE")
+        self._committed = False
+        try:
+            yield
+        finally:
+            if not self._committed:  # nothing written (or it failed): end the transaction
+                db.conn.select_one("ROLLBACK")
+
     def _raw_get(self, table: str, key: str) -> Record | None:
         try:
             return cast(Record, self._table(table)[key])
@@ -86,6 +103,7 @@ class SqliteStore(LocalStore):
         db = self._table(table)
         db[key] = value
         db.commit()
+        self._committed = True
 
     def _raw_delete(self, table: str, key: str) -> bool:
         db = self._table(table)
@@ -119,6 +137,7 @@ class SqliteStore(LocalStore):
         for key in deletes:
             del db[key]
         db.commit()
+        self._committed = True
 
     def _raw_items(self, table: str) -> list[tuple[str, Record]]:
         return cast(list[tuple[str, Record]], list(self._table(table).items()))
