@@ -83,11 +83,17 @@ class Health:
     """The ``/healthz`` report: ``ok`` only when the store, the scheduler and the service are."""
 
     def __init__(
-        self, *, store: Store, scheduler_running: Callable[[], bool], service: ServiceProbe
+        self,
+        *,
+        store: Store,
+        scheduler_running: Callable[[], bool],
+        service: ServiceProbe,
+        secrets: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self._store = store
         self._scheduler_running = scheduler_running
         self._service = service
+        self._secrets = secrets
 
     def report(self) -> dict[str, Any]:
         try:
@@ -97,9 +103,14 @@ class Health:
             store_ok = False
         scheduler_ok = bool(self._scheduler_running())
         service = self._service.status()
-        return {
+        report: dict[str, Any] = {
             "ok": store_ok and scheduler_ok and bool(service["ok"]),
             "store": store_ok,
             "scheduler": scheduler_ok,
             "service": service,
         }
+        if self._secrets is not None:
+            # Reported, not failing "ok": a restart cannot bring a lost key back, and every
+            # user whose secret is readable is still served.
+            report["secrets"] = self._secrets()
+        return report

@@ -65,6 +65,9 @@ _EN: dict[str, str] = {
     "status.linked": ":link: Your account is connected (since {since}).",
     "status.expired": ":warning: Your token was rejected by the service on {since}. "
     "Connect again with `/suggest connect`.",
+    "status.unreadable": ":warning: Your connection can no longer be used: the app's "
+    "encryption keys were changed and your stored token cannot be read. Connect again with "
+    "`/suggest connect`; what you asked for is kept.",
     "status.unlinked": "No account is connected. Use `/suggest connect`.",
     "status.workspace_ok": "Workspace: connected to the content service ({mode}).",
     "status.workspace_down": "Workspace: the content service is not reachable right now.",
@@ -504,6 +507,9 @@ _DE: dict[str, str] = {
     "status.linked": ":link: Dein Konto ist verknüpft (seit {since}).",
     "status.expired": ":warning: Dein Token wurde am {since} vom Dienst abgelehnt. "
     "Verknüpfe es neu mit `/suggest connect`.",
+    "status.unreadable": ":warning: Deine Verknüpfung ist nicht mehr nutzbar: Die "
+    "Schlüssel der App wurden geändert und dein gespeichertes Token lässt sich nicht mehr "
+    "lesen. Verknüpfe es neu mit `/suggest connect`; deine Anfragen bleiben erhalten.",
     "status.unlinked": "Es ist kein Konto verknüpft. Nutze `/suggest connect`.",
     "status.workspace_ok": "Workspace: mit dem Content-Dienst verbunden ({mode}).",
     "status.workspace_down": "Workspace: der Content-Dienst ist gerade nicht erreichbar.",
