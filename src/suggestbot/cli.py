@@ -16,6 +16,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("suggestbot.serve", "run the Slack app (HTTP mode, or --socket-mode)"),
     "sandbox": ("suggestbot.sandbox.cli", "run or administer the local Content Suggestion Service"),
     "demo": ("suggestbot.demo", "run a scripted session on the sandbox and Slack emulator"),
+    "backup": ("suggestbot.store_backup", "copy the live state file consistently to PATH"),
     "rotate-keys": (
         "suggestbot.secret_keys",
         "re-encrypt every stored secret under the first SUGGESTBOT_SECRET_KEYS key",

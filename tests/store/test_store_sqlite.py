@@ -89,7 +89,8 @@ def test_one_sqlite_table_per_named_table(tmp_path: Path) -> None:
         }
     conn.close()
     assert names == {"users", "watched_runs", "thread_bindings"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
+    # One database file (no WAL or journal left behind), and the marker that it held state.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite.had-state"]
 
 
 def test_open_store_creates_private_data_dir_and_file(tmp_path: Path) -> None:

@@ -22,7 +22,6 @@ Choices, and why:
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any, cast
 
 from sqlitedict import SqliteDict
 
-from suggestbot.store import codec
+from suggestbot.store import codec, integrity
 from suggestbot.store.codec import Record
 from suggestbot.store.local import LocalStore
 
@@ -49,12 +48,11 @@ class SqliteStore(LocalStore):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self._path = Path(path)
+        # Fail at start-up, not at the first Slack event, if the file is damaged.
+        integrity.check_file(self._path)
         self._path.touch(mode=0o600, exist_ok=True)
-        # Fail at start-up, not at the first Slack event, if the file is not a database.
-        with sqlite3.connect(self._path) as conn:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        conn.close()
         self._tables: dict[str, Any] = {}
+        self._marked = False
         self._committed = False
 
     @property
@@ -80,6 +78,9 @@ class SqliteStore(LocalStore):
             db.conn.execute("PRAGMA synchronous=FULL")
             db.commit()
             self._tables[table] = db
+            if not self._marked:  # the file holds a table now: its loss must not go unseen
+                integrity.mark_state(self._path)
+                self._marked = True
         return db
 
     @contextmanager
