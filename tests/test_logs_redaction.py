@@ -9,10 +9,13 @@ import logging.config
 import re
 import secrets
 from collections.abc import Callable, Iterator
+from urllib.parse import urlencode
 
 import httpx
 import pytest
 import uvicorn.config
+from slack_bolt.logger.messages import warning_unhandled_by_global_middleware
+from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -328,3 +331,36 @@ def test_registered_secret_is_redacted_also_url_encoded(monkeypatch: pytest.Monk
     assert (
         redact(f"raw {secret} encoded abc%2Fdef%2Bghi%3Djkl") == "raw [redacted] encoded [redacted]"
     )
+
+
+def test_bolt_and_socket_mode_dumps_of_a_request_lose_its_short_lived_credentials(
+    capture: Capture,
+) -> None:
+    out = capture(level="DEBUG")
+    response_url = f"https://hooks.slack.com/commands/T1/{secrets.randbelow(10**9)}/abcDEF123"
+    trigger_id = f"{secrets.randbelow(10**10)}.{secrets.randbelow(10**9)}.{secrets.token_hex(16)}"
+    form = urlencode(
+        {
+            "command": "/suggest",
+            "text": "brief",
+            "response_url": response_url,
+            "trigger_id": trigger_id,
+            "user_id": "U1",
+        }
+    )
+    request = BoltRequest(
+        body=form, headers={"content-type": ["application/x-www-form-urlencoded"]}
+    )
+    # Bolt's own dump of a request no middleware answered (a parsed body, as a dict repr)...
+    logging.getLogger("slack_bolt.App").warning(
+        warning_unhandled_by_global_middleware("m", request)
+    )
+    # ...and slack_sdk's Socket Mode client logging a raw envelope (Slack escapes "/" in JSON).
+    envelope = json.dumps({"payload": {"response_url": response_url, "trigger_id": trigger_id}})
+    logging.getLogger("slack_sdk.socket_mode.builtin.client").debug(
+        "on_message invoked: (message: %s)", envelope.replace("/", "\\/")
+    )
+    text = out.getvalue()
+    assert "'command': '/suggest'" in text and "on_message invoked" in text
+    assert response_url not in text and trigger_id not in text
+    assert "abcDEF123" not in text and trigger_id.rsplit(".", 1)[1] not in text
