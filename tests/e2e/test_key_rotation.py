@@ -19,7 +19,7 @@ import pytest
 
 from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
-from suggestbot.store import generate_key
+from suggestbot.store import TokenVault, generate_key
 
 
 def rotate_keys(stage: Stage) -> subprocess.CompletedProcess[str]:
@@ -153,3 +153,22 @@ def test_a_dropped_key_asks_the_user_to_reconnect_and_keeps_the_brief(
     wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="the result")
     assert "Kept while I reconnect" in stage.emu.transcript(stage.channel)
     assert "is connected" in status_of(stage, ALICE)
+
+
+def test_a_token_unreadable_while_running_waits_for_a_reconnect_without_retrying(
+    stage: Stage, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Another process (run with other keys) rewrote Alice's token after this app started.
+    stage.connect(ALICE)
+    assert stage.runtime is not None
+    foreign = TokenVault([generate_key()]).encrypt("sbx_ut_written_elsewhere")
+    stage.runtime.store.update(
+        "users", f"{stage.emu.team_id}:{ALICE}", lambda old: {**(old or {}), "token_enc": foreign}
+    )
+    with caplog.at_level(logging.INFO):
+        stage.brief(ALICE, "Typed before the keys changed")
+        wait_for(lambda: "waiting" in stage.emu.transcript(stage.channel), what="the waiting root")
+        assert "Typed before the keys changed" in stage.emu.transcript(stage.channel)
+        assert "Connect again" in status_of(stage, ALICE)
+    assert not [r for r in caplog.records if "trying again" in r.getMessage()]
+    assert "sbx_ut_written_elsewhere" not in caplog.text
