@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
 import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -42,6 +44,33 @@ def test_a_truncated_file_refuses_to_open(tmp_path: Path) -> None:
         f.truncate(path.stat().st_size // 3)
     with pytest.raises(StoreDamaged, match="restore it from a backup"):
         SqliteStore(path)
+
+
+# Writes part of a big transaction into the file (a one-page cache spills it) and dies by
+# SIGKILL before committing: the file is left with a hot journal, as after a real crash.
+_DIE_MID_TRANSACTION = textwrap.dedent(
+    """
+    import os, signal, sqlite3, sys
+    conn = sqlite3.connect(sys.argv[1])
+    conn.execute("PRAGMA cache_size=1")
+    conn.execute("BEGIN")
+    for n in range(2000):
+        conn.execute(
+            'REPLACE INTO "requests" (key, value) VALUES (?, ?)', (f"r{n:04d}", '{"n": -1}')
+        )
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_a_crash_mid_transaction_is_not_called_damage(tmp_path: Path) -> None:
+    path = filled(tmp_path / "suggestbot.sqlite")
+    died = subprocess.run([sys.executable, "-c", _DIE_MID_TRANSACTION, str(path)], check=False)
+    assert died.returncode == -signal.SIGKILL
+    assert path.with_name(path.name + "-journal").stat().st_size > 0  # a hot journal
+    with SqliteStore(path) as store:  # rolled back, not refused
+        records = store.items("requests")
+    assert len(records) == 400 and all(r["n"] >= 0 for _, r in records)
 
 
 @pytest.mark.parametrize("how", ["empty", "missing"])

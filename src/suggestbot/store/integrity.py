@@ -72,7 +72,10 @@ def check_file(path: Path) -> None:
 def _quick_check(path: Path) -> str | None:
     """SQLite's first complaint about the file, or None when it is sound."""
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # Read-write, not read-only: after a crash mid-transaction the file comes with a hot
+        # journal, which only a connection that may write can roll back (a read-only one
+        # would call a merely interrupted file damaged).
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True)
         try:
             rows = conn.execute("PRAGMA quick_check").fetchall()
         finally:
@@ -106,7 +109,7 @@ def backup(*, source: Path, target: Path) -> Path:
     partial.unlink(missing_ok=True)
     fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # holds tokens
     os.close(fd)
-    src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    src = sqlite3.connect(f"file:{source}?mode=rw", uri=True)  # see _quick_check
     dst = sqlite3.connect(partial)
     try:
         # One step (pages=-1): the whole copy under one read lock, so it is one consistent
