@@ -162,7 +162,7 @@ class Runtime:
             signing_secret=signing.get_secret_value() if signing else None,
             tenancy=self.tenancy,
         )
-        self.keys = KeyHealth()
+        self.keys = KeyHealth(store=self.store, vault=self.vault)
         self._health = Health(
             store=self.store,
             scheduler_running=lambda: self.scheduler.running and self.timers.running,

@@ -33,26 +33,53 @@ log = logging.getLogger(__name__)
 USERS_TABLE = "users"
 SECRET_TABLES = (USERS_TABLE, BOTS_TABLE, INSTALLATIONS_TABLE, SERVICE_CREDENTIALS_TABLE)
 KEYS_SETTING = "SUGGESTBOT_SECRET_KEYS"
+RECOUNT_EVERY_S = 60.0
 
 
 class KeyHealth:
-    """What ``/healthz`` says about the stored secrets (from the count taken at start)."""
+    """What ``/healthz`` says about the stored secrets, counted again at most every ``ttl_s``.
 
-    def __init__(self) -> None:
+    Recounting shows a rotation finishing, or users reconnecting, without a restart; the
+    count decrypts every stored secret once, so it is not done on every probe.
+
+    Args:
+        store, vault: what to count with.
+        ttl_s: how long a count is reused.
+        clock: monotonic seconds; tests pass a fake one.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: Store,
+        vault: TokenVault,
+        ttl_s: float = RECOUNT_EVERY_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = store
+        self._vault = vault
+        self._ttl_s = ttl_s
+        self._clock = clock
         self._lock = threading.Lock()
-        self._census = KeyCensus()
+        self._counted: tuple[float, KeyCensus] | None = None
 
     def __repr__(self) -> str:
-        return f"KeyHealth(older={self._census.older}, unreadable={self._census.unreadable})"
+        return f"KeyHealth(ttl_s={self._ttl_s})"
 
     def record(self, found: KeyCensus) -> None:
+        """Keep a count just taken (at start)."""
         with self._lock:
-            self._census = found
+            self._counted = (self._clock(), found)
 
     def status(self) -> dict[str, Any]:
         """``{"unreadable": n, "older_key": n}``: records no key decrypts / under an old key."""
         with self._lock:
-            return {"unreadable": self._census.unreadable, "older_key": self._census.older}
+            now = self._clock()
+            if self._counted is None or now - self._counted[0] >= self._ttl_s:
+                found = census(store=self._store, vault=self._vault, tables=SECRET_TABLES)
+                self._counted = (now, found)
+            counted = self._counted[1]
+            return {"unreadable": counted.unreadable, "older_key": counted.older}
 
 
 def check_at_start(
