@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 from suggestbot.secret_keys import KeyHealth, check_at_start
-from suggestbot.store import MemoryStore, TokenVault, generate_key
+from suggestbot.store import MemoryStore, TokenVault, generate_key, open_store
 from suggestbot.store.rotation import rotate
 
 
@@ -55,3 +60,31 @@ def test_users_whose_token_no_key_decrypts_are_expired_once() -> None:
     )
     check_at_start(store=store, vault=vault, clock=lambda: 99.0)  # a later start
     assert (store.get("users", "T1:U1") or {})["expired_at"] == 50.0
+
+
+def test_rotate_keys_reports_unreadable_records_and_changes_nothing_of_them(
+    tmp_path: Path,
+) -> None:
+    lost = TokenVault([generate_key()]).encrypt("token-under-a-lost-key")
+    record = {"team_id": "T1", "user_id": "U1", "linked_at": 1.0, "token_enc": lost}
+    with open_store(tmp_path) as store:
+        store.put("users", "T1:U1", record)
+    env = {
+        **os.environ,
+        "SUGGESTBOT_SECRET_KEYS": generate_key(),  # not the key it was written with
+        "SUGGESTBOT_DATA_DIR": str(tmp_path),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "rotate-keys"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "1 record(s) (users) cannot be decrypted" in done.stderr
+    assert "token-under-a-lost-key" not in done.stdout + done.stderr
+    with open_store(tmp_path) as store:
+        assert store.get("users", "T1:U1") == record  # the app decides, with its own keys

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from suggestbot.installations.service import TABLE as SERVICE_CREDENTIALS_TABLE
 from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
 from suggestbot.logs import configure_logging
 from suggestbot.slackapp.flows.records import LinkedUser, Records
-from suggestbot.store import Store, TokenVault, VaultError, open_store
+from suggestbot.store import Store, StoreDamaged, TokenVault, VaultError, open_store
 from suggestbot.store.rotation import KeyCensus, KeyUse, census, rotate
 
 log = logging.getLogger(__name__)
@@ -149,13 +150,14 @@ def main(argv: list[str]) -> int:
     keys = settings.suggestbot_secret_keys
     try:
         vault = TokenVault.from_setting(keys.get_secret_value() if keys else None)
-    except VaultError as exc:
-        print(f"suggestbot rotate-keys: {exc}")
+        store = open_store(settings.suggestbot_data_dir)
+    except (VaultError, StoreDamaged) as exc:
+        print(f"suggestbot rotate-keys: {exc}", file=sys.stderr)
         return 2
-    with open_store(settings.suggestbot_data_dir) as store:
+    # Unreadable records are only reported: these keys may differ from the app's by mistake,
+    # and the app itself expires the users it cannot read.
+    with store:
         result = rotate(store=store, vault=vault, tables=SECRET_TABLES)
-        if result.unreadable:
-            expire_unreadable_users(store=store, found=result)
     print(
         f"re-encrypted {result.rotated} record(s) under the first key; "
         f"{result.current - result.rotated} already were"
@@ -164,8 +166,10 @@ def main(argv: list[str]) -> int:
         tables = ", ".join(sorted({table for table, _ in result.unreadable_records}))
         print(
             f"{result.unreadable} record(s) ({tables}) cannot be decrypted with any key of "
-            f"{KEYS_SETTING}; they were left as they are. Add the key they were written with "
-            "(after the first) and run this again, or have those users connect again."
+            f"{KEYS_SETTING}; they were left as they are. Check that these are the app's keys; "
+            "add the key they were written with (after the first) and run this again, or "
+            "have those users connect again.",
+            file=sys.stderr,
         )
         return 1
     print(
