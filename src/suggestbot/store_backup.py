@@ -17,7 +17,12 @@ from suggestbot.store.sqlite import DB_FILENAME
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="suggestbot backup", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="suggestbot backup",
+        description="Write a consistent copy of the live state file to PATH while the app "
+        "runs (SQLite's online backup). To restore: stop the app, copy the backup over "
+        f"{DB_FILENAME} in SUGGESTBOT_DATA_DIR, start the app.",
+    )
     parser.add_argument("path", type=Path, help="file (or directory) to write the copy to")
     args = parser.parse_args(argv)
     source = Settings().suggestbot_data_dir / DB_FILENAME
