@@ -22,8 +22,9 @@ Choices, and why:
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, cast
 
@@ -91,8 +92,11 @@ class SqliteStore(LocalStore):
         try:
             yield
         finally:
-            if not self._committed:  # nothing written (or it failed): end the transaction
-                db.conn.select_one("ROLLBACK")
+            # Nothing written (or it failed): end the transaction. SQLite may have ended it
+            # already after an error; the first error is the one to keep.
+            if not self._committed:
+                with suppress(sqlite3.Error):
+                    db.conn.select_one("ROLLBACK")
 
     def _raw_get(self, table: str, key: str) -> Record | None:
         try:
