@@ -9,10 +9,13 @@ import logging.config
 import re
 import secrets
 from collections.abc import Callable, Iterator
+from urllib.parse import urlencode
 
 import httpx
 import pytest
 import uvicorn.config
+from slack_bolt.logger.messages import warning_unhandled_by_global_middleware
+from slack_bolt.request import BoltRequest
 from slack_sdk import WebClient
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -280,6 +283,41 @@ def test_ordinary_text_is_left_alone(capture: Capture, text: str) -> None:
             "image at https://cdn.example/a/b.png?X-Sig=abc&exp=9 (alt text)",
             "image at https://cdn.example/a/b.png?<redacted> (alt text)",
         ),
+        # Slack's short-lived credentials: named by a key...
+        (
+            "command=%2Fsuggest&response_url=https%3A%2F%2Fhooks.slack.com%2Fcommands%2FT1%2F2%2Fab"
+            "&trigger_id=13345224609.738474920.8088930838d88f008e0&user_id=U1",
+            "command=%2Fsuggest&response_url=[redacted]&trigger_id=[redacted]&user_id=U1",
+        ),
+        (
+            "{'trigger_id': '13345224609.738474920.80889308', 'view': {'private_metadata': "
+            '\'{"response_url": "http://127.0.0.1:9/hooks/commands/T0/77aa"}\'}}',
+            "{'trigger_id': '[redacted]', 'view': {'private_metadata': "
+            '\'{"response_url": "[redacted]"}\'}}',
+        ),
+        (
+            '{"response_urls": [{"block_id": "b", "response_url": "https://hooks.slack.com/app/x"}]}',
+            '{"response_urls": [{"block_id": "b", "response_url": "[redacted]"}]}',
+        ),
+        ('"interactivity_pointer": "1.2.3"', '"interactivity_pointer": "[redacted]"'),
+        # ...or recognised by shape: a request line, escaped JSON, a URL-encoded payload.
+        (
+            "Sending a request - url: https://hooks.slack.com/actions/T1/2/abc, body: {}",
+            "Sending a request - url: https://hooks.slack.com/[redacted], body: {}",
+        ),
+        (
+            'POST http://127.0.0.1:9/hooks/commands/T0EMU/0c60d8d05a "HTTP/1.1 200 OK"',
+            'POST http://127.0.0.1:9/hooks/[redacted] "HTTP/1.1 200 OK"',
+        ),
+        (
+            '{"u":"https:\\/\\/hooks.slack.com\\/actions\\/T1\\/2\\/abc"}',
+            '{"u":"https:\\/\\/hooks.slack.com/[redacted]"}',
+        ),
+        (
+            "payload=%7B%22u%22%3A%22https%3A%2F%2Fhooks.slack.com%2Fapp%2FT1%2F2%2Fab%22%7D",
+            "payload=%7B%22u%22%3A%22https%3A%2F%2Fhooks.slack.com/[redacted]%22%7D",
+        ),
+        ("opened with 1795463675.552d566e.27517f3686283b21", "opened with [redacted]"),
     ],
 )
 def test_redact_known_shapes(text: str, expected: str) -> None:
@@ -293,3 +331,36 @@ def test_registered_secret_is_redacted_also_url_encoded(monkeypatch: pytest.Monk
     assert (
         redact(f"raw {secret} encoded abc%2Fdef%2Bghi%3Djkl") == "raw [redacted] encoded [redacted]"
     )
+
+
+def test_bolt_and_socket_mode_dumps_of_a_request_lose_its_short_lived_credentials(
+    capture: Capture,
+) -> None:
+    out = capture(level="DEBUG")
+    response_url = f"https://hooks.slack.com/commands/T1/{secrets.randbelow(10**9)}/abcDEF123"
+    trigger_id = f"{secrets.randbelow(10**10)}.{secrets.randbelow(10**9)}.{secrets.token_hex(16)}"
+    form = urlencode(
+        {
+            "command": "/suggest",
+            "text": "brief",
+            "response_url": response_url,
+            "trigger_id": trigger_id,
+            "user_id": "U1",
+        }
+    )
+    request = BoltRequest(
+        body=form, headers={"content-type": ["application/x-www-form-urlencoded"]}
+    )
+    # Bolt's own dump of a request no middleware answered (a parsed body, as a dict repr)...
+    logging.getLogger("slack_bolt.App").warning(
+        warning_unhandled_by_global_middleware("m", request)
+    )
+    # ...and slack_sdk's Socket Mode client logging a raw envelope (Slack escapes "/" in JSON).
+    envelope = json.dumps({"payload": {"response_url": response_url, "trigger_id": trigger_id}})
+    logging.getLogger("slack_sdk.socket_mode.builtin.client").debug(
+        "on_message invoked: (message: %s)", envelope.replace("/", "\\/")
+    )
+    text = out.getvalue()
+    assert "'command': '/suggest'" in text and "on_message invoked" in text
+    assert response_url not in text and trigger_id not in text
+    assert "abcDEF123" not in text and trigger_id.rsplit(".", 1)[1] not in text

@@ -16,12 +16,17 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("suggestbot.serve", "run the Slack app (HTTP mode, or --socket-mode)"),
     "sandbox": ("suggestbot.sandbox.cli", "run or administer the local Content Suggestion Service"),
     "demo": ("suggestbot.demo", "run a scripted session on the sandbox and Slack emulator"),
+    "backup": ("suggestbot.store_backup", "copy the live state file consistently to PATH"),
+    "rotate-keys": (
+        "suggestbot.secret_keys",
+        "re-encrypt every stored secret under the first SUGGESTBOT_SECRET_KEYS key",
+    ),
 }
 
 
 def _usage() -> str:
     lines = ["usage: suggestbot <command> [options]", "", "commands:"]
-    lines += [f"  {name:<9} {help_}" for name, (_, help_) in _COMMANDS.items()]
+    lines += [f"  {name:<11} {help_}" for name, (_, help_) in _COMMANDS.items()]
     lines.append("\nRun 'suggestbot <command> --help' for the options of a command.")
     return "\n".join(lines)
 

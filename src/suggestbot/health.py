@@ -1,5 +1,8 @@
 """``GET /healthz``: can this process do its work? Its store, its scheduler, the service.
 
+The store is checked by writing a record and reading it back (one small durable write per
+probe), because a store that still reads but can no longer write loses what users type.
+
 The service is checked with a cheap read (``GET /v1/use-cases`` with the machine token) under
 a short timeout and no retries, and the answer is remembered for a few seconds, so that
 frequent probes (a load balancer, Docker's ``HEALTHCHECK``) never turn into load on the
@@ -83,23 +86,41 @@ class Health:
     """The ``/healthz`` report: ``ok`` only when the store, the scheduler and the service are."""
 
     def __init__(
-        self, *, store: Store, scheduler_running: Callable[[], bool], service: ServiceProbe
+        self,
+        *,
+        store: Store,
+        scheduler_running: Callable[[], bool],
+        service: ServiceProbe,
+        secrets: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self._store = store
         self._scheduler_running = scheduler_running
         self._service = service
+        self._secrets = secrets
 
     def report(self) -> dict[str, Any]:
-        try:
-            self._store.get(STORE_TABLE, "probe")
-            store_ok = True
-        except Exception:
-            store_ok = False
+        store_ok = self._store_writes()
         scheduler_ok = bool(self._scheduler_running())
         service = self._service.status()
-        return {
+        report: dict[str, Any] = {
             "ok": store_ok and scheduler_ok and bool(service["ok"]),
             "store": store_ok,
             "scheduler": scheduler_ok,
             "service": service,
         }
+        if self._secrets is not None:
+            # Reported, not failing "ok": a restart cannot bring a lost key back, and every
+            # user whose secret is readable is still served.
+            report["secrets"] = self._secrets()
+        return report
+
+    def _store_writes(self) -> bool:
+        """Write a record and read it back: a store that only reads (a full disk, a read-only
+        file, a lock held elsewhere) cannot record what users type."""
+        stamp = {"at": time.time()}
+        try:
+            self._store.put(STORE_TABLE, "probe", stamp)
+            return self._store.get(STORE_TABLE, "probe") == stamp
+        except Exception as exc:  # a health check reports, it does not raise
+            log.warning("health: the store cannot be written (%s)", type(exc).__name__)
+            return False

@@ -29,8 +29,19 @@ MIN_SECRET_LENGTH = 8
 
 # Keys whose value is a secret in form bodies, query strings, JSON and Python reprs:
 # client_secret, access_token, refresh_token, token, SUGGESTBOT_SECRET_KEYS, password, ...
-# but not token_type or tokens_revoked.
-_KEY = r"(?i:[a-z_]*(?:token|secret)s?(?:_keys?)?|password|passwd|authorization)"
+# but not token_type or tokens_revoked. Slack's short-lived credentials too: a response_url
+# lets anyone post into a channel for 30 minutes, a trigger_id (and the interactivity_pointer
+# that replaces it in newer payloads) opens a modal in a user's face.
+_KEY = (
+    r"(?i:[a-z_]*(?:token|secret)s?(?:_keys?)?|password|passwd|authorization"
+    r"|response_urls?|trigger_id|interactivity_pointer)"
+)
+# Slack's webhook paths (response_url: /commands/, /actions/, /app/; incoming webhooks:
+# /services/), on hooks.slack.com or any host's /hooks/, with plain, escaped (JSON's "\/")
+# or URL-encoded slashes: found by shape wherever no key names them (a request line).
+_HOOK_SEP = r"(?:/|\\/|%2[Ff])"
+# trigger_id / interactivity_pointer and OAuth codes: "<digits>.<digits or hex>.<hex>".
+_TRIGGER = r"\b\d{6,}\.[0-9a-f]{4,}\.[0-9a-f]{16,}\b"
 # An unquoted value ends where form fields, JSON and reprs end a value.
 _BARE_VALUE = r"(?!\[redacted\])(?![\[{])[^\s&\"',;)}\]\\]+"
 # After `key=` a comma does not end the value: SUGGESTBOT_SECRET_KEYS=new,old.
@@ -51,6 +62,10 @@ _PATTERNS = re.compile(
             # Authorization: Basic ... (Bearer is handled below).
             r"(?P<scheme>(?i:\bauthorization\s*:\s*)(?!(?i:bearer)\b)[A-Za-z]+\s+)[^\s\"',;}\]\\]+",
             r"(?P<bearer>(?i:\bbearer)\s+)(?!\[redacted\])[^\s\"',;}\]\\]+",
+            rf"(?P<hook>(?:\b|(?<=%2[Ff]))hooks(?:\.slack(?:-gov)?\.com)?){_HOOK_SEP}"
+            rf"(?:commands|actions|app|services|workflows|triggers){_HOOK_SEP}"
+            r"(?:[A-Za-z0-9._~/-]|\\/|%(?!2[2Cc])[0-9A-Fa-f]{2})+",
+            _TRIGGER,
             # Slack tokens and the sandbox's tokens and secrets.
             r"xox[abposre]-[A-Za-z0-9-]+",
             r"xapp-[A-Za-z0-9-]+",
@@ -70,6 +85,8 @@ def _replace(match: re.Match[str]) -> str:
     if groups["akey"] is not None:
         quote_char = groups["aq"] or ""
         return f"{groups['akey']}{quote_char}{REDACTED}{quote_char}"
+    if groups["hook"] is not None:
+        return f"{groups['hook']}/{REDACTED}"
     for prefix in ("scheme", "bearer"):
         if groups[prefix] is not None:
             return f"{groups[prefix]}{REDACTED}"

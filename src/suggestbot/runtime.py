@@ -33,6 +33,7 @@ from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.logs import register_secret
+from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Records
@@ -178,10 +179,12 @@ class Runtime:
             signing_secret=signing.get_secret_value() if signing else None,
             tenancy=self.tenancy,
         )
+        self.keys = KeyHealth(store=self.store, vault=self.vault)
         self._health = Health(
             store=self.store,
             scheduler_running=lambda: self.scheduler.running and self.timers.running,
             service=ServiceProbe(self._probe_read(injected)),
+            secrets=self.keys.status,
         )
 
     def _service_client(self) -> ContentClient:
@@ -217,6 +220,9 @@ class Runtime:
         return self._probe_client.list_use_cases
 
     def start(self) -> Runtime:
+        # Before resuming work: a user whose token no key decrypts must wait for a reconnect,
+        # not have their requests retried with a token that cannot be read.
+        self.keys.record(check_at_start(store=self.store, vault=self.vault))
         self.scheduler.start()
         self.timers.start()
         self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)

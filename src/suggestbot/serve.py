@@ -29,7 +29,7 @@ from suggestbot.logs import configure_logging
 from suggestbot.runtime import Runtime
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackapp.http import build_http_app
-from suggestbot.store import VaultError
+from suggestbot.store import StoreDamaged, VaultError
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         runtime = Runtime(settings)
-    except (ValueError, VaultError) as exc:
+    except (ValueError, VaultError, StoreDamaged) as exc:
         log.error("cannot start: %s", exc)
         return 2
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -145,3 +146,17 @@ def test_concurrent_probes_share_one_check() -> None:
     for thread in threads:
         thread.join(10)
     assert answers == [True] * 4 and probe.checks == 1
+
+
+def test_a_store_that_reads_but_cannot_write_makes_it_503(running: Running) -> None:
+    # Another process holds the state file's write lock: reads still work, writes cannot.
+    blocker = sqlite3.connect(running.runtime.store.path, isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        assert running.runtime.store.get("users", "nobody") is None  # reading works
+        answer = running.healthz()
+        assert answer.status_code == 503
+        assert answer.json()["store"] is False
+    finally:
+        blocker.close()
+    assert running.healthz().json()["store"] is True

@@ -66,3 +66,28 @@ def test_a_whole_brief_leaves_no_secret_in_logs_or_database(
     assert "requests" in database  # the records are there...
     assert SECRET_SHAPES.findall(database) == []  # ...but no secret of any shape
     assert token not in database and signed_url.split("?", 1)[1] not in database
+
+
+def test_response_urls_and_trigger_ids_never_reach_the_debug_log(
+    stage: Stage, debug_log: io.StringIO
+) -> None:
+    # Commands, modals and buttons: each hands the app a trigger_id and a response_url, which
+    # it uses (views.open, answers through the response_url) while every library logs at DEBUG.
+    stage.connect(ALICE)
+    stage.brief(ALICE, "Instagram post for the autumn trail days", variants=1)
+    wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="the result")
+    root = stage.emu.messages(stage.channel)[0]
+    variant = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    stage.slack.press_button(variant, "Refresh preview", user_id=ALICE)
+    wait_for(lambda: stage.sandbox.counters.get("POST /v1/assets/urls") == 2, what="re-mint")
+    stage.stop_app()
+    with stage.emu.ws.lock:
+        triggers = list(stage.emu.ws.triggers)
+        hook_tokens = list(stage.emu.ws.response_urls)
+
+    logs = debug_log.getvalue()
+    assert "views.open" in logs and "/hooks/[redacted]" in logs  # both really were logged
+    assert len(triggers) >= 3 and len(hook_tokens) >= 3
+    leaked = [value for value in triggers + hook_tokens if value in logs]
+    assert leaked == []
+    assert re.findall(r"hooks/(?:commands|actions|app)/", logs) == []

@@ -1,12 +1,13 @@
 """Secrets, after the whole reliability run (this module is moved to the end: see conftest).
 
 Linked users' tokens survive a key rotation: with ``SUGGESTBOT_SECRET_KEYS="<new>,<old>"`` a
-token stored under the old key still works, ``TokenVault.rotate`` re-encrypts it under the new
-one, and then the old key can go. And then nothing any reliability test left behind holds a
-secret: no token, client secret, signing secret, key or signed image URL in any file under any
-data directory (the SQLite store, which is also the scheduler's only durable state: its jobs
-live in memory and are rebuilt from the store's requests at start), nor in the app's DEBUG logs;
-and no stage ever sent Slack a traceback or an exception's name.
+token stored under the old key still works, the rotation of ``suggestbot rotate-keys``
+re-encrypts it under the new one, and then the old key can go. And then nothing any
+reliability test left behind holds a secret: no token, client secret, signing secret, key or
+signed image URL in any file under any data directory (the SQLite store, which is also the
+scheduler's only durable state: its jobs live in memory and are rebuilt from the store's
+requests at start), nor in the app's DEBUG logs; and no stage ever sent Slack a traceback or
+an exception's name.
 """
 
 from __future__ import annotations
@@ -32,12 +33,16 @@ from reliability_harness import (
 )
 
 from suggestbot.sandbox.faults import RunTiming
+from suggestbot.secret_keys import SECRET_TABLES
 from suggestbot.slackapp.flows.records import Records
 from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE
 from suggestbot.store import TokenVault, VaultError, open_store
+from suggestbot.store.integrity import MARKER_SUFFIX
+from suggestbot.store.rotation import rotate
 
 TAG = re.compile(r"\[z\d{2}\]")
+MARKER = DB_FILENAME + MARKER_SUFFIX
 
 
 def finished(stage: ProcessStage, key: str, variants: int) -> bool:
@@ -98,19 +103,17 @@ def test_tokens_survive_key_rotation_and_no_secret_is_left_anywhere(
     stage.start_app()
     brief_works(stage, "[z03]", 2)
 
-    # Step 2: TokenVault.rotate re-encrypts each stored token under the new key...
+    # Step 2: what `suggestbot rotate-keys` does re-encrypts each stored token under the new key...
     stage.stop_app()
     vault = TokenVault.from_setting(stage.secret_keys)
     store = open_store(stage.data_dir)
     try:
-        users = Records(store).users
-        for key, ciphertext in before.items():
-            rotated = vault.rotate(ciphertext)
-            assert rotated != ciphertext
-            assert TokenVault([new_key]).decrypt(rotated) == token
-            users.update(key, lambda u, r=rotated: u.model_copy(update={"token_enc": r}))
+        assert rotate(store=store, vault=vault, tables=SECRET_TABLES).rotated == len(before)
     finally:
         store.close()
+    for key, rotated in stored_tokens(stage).items():
+        assert rotated != before[key]
+        assert TokenVault([new_key]).decrypt(rotated) == token
     with pytest.raises(VaultError):  # the old key alone can no longer read them
         TokenVault.from_setting(stage.secret_keys.split(",")[1]).decrypt(
             stored_tokens(stage)[f"{stage.emu.team_id}:{ALICE}"]
@@ -129,7 +132,8 @@ def test_tokens_survive_key_rotation_and_no_secret_is_left_anywhere(
     for data_dir in evidence.data_dirs():
         files = list(files_under(data_dir))
         # One file holds everything durable; no scheduler job store or other state beside it.
-        assert [f.name for f in files] == [DB_FILENAME], files
+        # (and the marker that it held state, a fixed text: see suggestbot.store.integrity).
+        assert [f.name for f in files] in ([DB_FILENAME], [DB_FILENAME, MARKER]), files
         content = files[0].read_bytes().decode("latin-1")
         assert "requests" in content  # the records are there...
         assert SECRET_SHAPES.findall(content) == [], data_dir  # ...but no secret of any shape

@@ -10,6 +10,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,8 @@ def test_one_sqlite_table_per_named_table(tmp_path: Path) -> None:
         }
     conn.close()
     assert names == {"users", "watched_runs", "thread_bindings"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite"]
+    # One database file (no WAL or journal left behind), and the marker that it held state.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.sqlite", "s.sqlite.had-state"]
 
 
 def test_open_store_creates_private_data_dir_and_file(tmp_path: Path) -> None:
@@ -127,3 +129,22 @@ def test_a_batch_is_one_commit_however_many_rows(
         assert store.put_many_if_absent("intents", {"i1": {}}) == []  # nothing to write
         assert commits == ["runs", "intents", "runs"]
         assert len(store.items("runs")) == 51
+
+
+def test_updates_from_two_handles_on_one_file_lose_nothing(tmp_path: Path) -> None:
+    # Two handles are what the app and a `suggestbot rotate-keys` beside it are: each one's
+    # lock covers only its own threads, so the file itself must serialise read-modify-write.
+    path = tmp_path / "s.sqlite"
+    with SqliteStore(path) as first, SqliteStore(path) as second:
+        first.put("users", "U1", {"count": 0})
+
+        def bump(store: SqliteStore) -> None:
+            for _ in range(40):
+                store.update("users", "U1", lambda old: {"count": (old or {})["count"] + 1})
+
+        workers = [threading.Thread(target=bump, args=(store,)) for store in (first, second) * 2]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        assert first.get("users", "U1") == {"count": 160}

@@ -63,11 +63,17 @@ _EN: dict[str, str] = {
     "`/suggest connect`.",
     "connect.expired_kept": "The service no longer accepts your token. Press *Connect account* "
     "to connect again, then *Resend*: what you asked for is kept.",
+    "connect.unreadable_kept": "Your saved connection to the content service can no longer be "
+    "read here. Press *Connect account* to connect again, then *Resend*: what you asked for is "
+    "kept.",
     "disconnect.done": "Your account is disconnected. Your token has been deleted.",
     "disconnect.none": "No account is connected.",
     "status.linked": ":link: Your account is connected (since {since}).",
     "status.expired": ":warning: Your token was rejected by the service on {since}. "
     "Connect again with `/suggest connect`.",
+    "status.unreadable": ":warning: Your connection can no longer be used: the app's "
+    "encryption keys were changed and your stored token cannot be read. Connect again with "
+    "`/suggest connect`; what you asked for is kept.",
     "status.unlinked": "No account is connected. Use `/suggest connect`.",
     "status.workspace_ok": "Workspace: connected to the content service ({mode}).",
     "status.workspace_down": "Workspace: the content service is not reachable right now.",
@@ -557,11 +563,17 @@ _DE: dict[str, str] = {
     "`/suggest connect`.",
     "connect.expired_kept": "Der Dienst akzeptiert dein Token nicht mehr. Drücke *Konto "
     "verknüpfen*, um es neu zu verknüpfen, dann *Erneut senden*: Deine Anfrage bleibt erhalten.",
+    "connect.unreadable_kept": "Deine gespeicherte Verknüpfung mit dem Content-Dienst kann hier "
+    "nicht mehr gelesen werden. Drücke *Konto verknüpfen*, um sie neu zu verknüpfen, dann "
+    "*Erneut senden*: Deine Anfrage bleibt erhalten.",
     "disconnect.done": "Dein Konto ist getrennt. Dein Token wurde gelöscht.",
     "disconnect.none": "Es ist kein Konto verknüpft.",
     "status.linked": ":link: Dein Konto ist verknüpft (seit {since}).",
     "status.expired": ":warning: Dein Token wurde am {since} vom Dienst abgelehnt. "
     "Verknüpfe es neu mit `/suggest connect`.",
+    "status.unreadable": ":warning: Deine Verknüpfung ist nicht mehr nutzbar: Die "
+    "Schlüssel der App wurden geändert und dein gespeichertes Token lässt sich nicht mehr "
+    "lesen. Verknüpfe es neu mit `/suggest connect`; deine Anfragen bleiben erhalten.",
     "status.unlinked": "Es ist kein Konto verknüpft. Nutze `/suggest connect`.",
     "status.workspace_ok": "Workspace: mit dem Content-Dienst verbunden ({mode}).",
     "status.workspace_down": "Workspace: der Content-Dienst ist gerade nicht erreichbar.",

@@ -8,6 +8,7 @@ Everything is imported from here::
 from suggestbot.store.base import Store
 from suggestbot.store.crypto import MissingSecretKey, TokenVault, VaultError, generate_key
 from suggestbot.store.deliveries import DeliveryLog
+from suggestbot.store.integrity import StoreDamaged, backup
 from suggestbot.store.memory import MemoryStore
 from suggestbot.store.sqlite import SqliteStore, open_store
 
@@ -17,8 +18,10 @@ __all__ = [
     "MissingSecretKey",
     "SqliteStore",
     "Store",
+    "StoreDamaged",
     "TokenVault",
     "VaultError",
+    "backup",
     "generate_key",
     "open_store",
 ]

@@ -63,6 +63,7 @@ class TokenVault:
                     f"bytes); {_GENERATE_HINT}"
                 ) from None
             register_secret(key)
+        self._fernets = fernets
         self._fernet = MultiFernet(fernets)
         self._key_count = len(fernets)
 
@@ -126,6 +127,21 @@ class TokenVault:
             return self._fernet.rotate(ciphertext.encode("utf-8")).decode("ascii")
         except InvalidToken:
             raise VaultError(self._undecryptable()) from None
+
+    def key_position(self, ciphertext: str) -> int | None:
+        """Which configured key decrypts ``ciphertext``: 0 the newest, 1 the next…, None none.
+
+        Fernet tokens do not name their key, so each is tried in turn; this is for counting
+        and rotating records, not for every read.
+        """
+        token = ciphertext.encode("utf-8")
+        for position, fernet in enumerate(self._fernets):
+            try:
+                fernet.decrypt(token)
+            except InvalidToken:
+                continue
+            return position
+        return None
 
     @staticmethod
     def _undecryptable() -> str:

@@ -5,7 +5,7 @@ and it sends the same ``event_id`` again; handling it twice would create two run
 in the store, so they are remembered across a restart, and for at least an hour, longer than
 Slack's retry window.
 
-An entry can also carry the delivery itself (``pending``, sealed by the caller) until its work
+An entry can also carry the delivery itself (``pending_enc``, sealed by the caller) until its work
 is finished: Slack never resends an interaction it had an answer for, so the claim that is
 written before the ack is also what a restart carries out when the process died after it.
 Claim and record are one write, keeping the ack cheap.
@@ -20,6 +20,8 @@ from suggestbot.store.base import Store
 from suggestbot.store.codec import Record
 
 TABLE = "deliveries"
+# The sealed delivery; named like every encrypted field, so that key rotation finds it.
+PENDING = "pending_enc"
 MIN_TTL_S = 3600.0
 
 
@@ -67,7 +69,7 @@ class DeliveryLog:
             first = self._expired(entry, now)
             if not first:
                 return entry
-            return {"at": now, "pending": pending} if pending is not None else {"at": now}
+            return {"at": now, PENDING: pending} if pending is not None else {"at": now}
 
         self._store.update(TABLE, key, claim)
         return first
@@ -76,9 +78,9 @@ class DeliveryLog:
         """The delivery's work is done: forget what was kept (the claim itself stays)."""
 
         def drop_pending(entry: Record | None) -> Record | None:
-            if entry is None or "pending" not in entry:
+            if entry is None or PENDING not in entry:
                 return entry
-            return {k: v for k, v in entry.items() if k not in ("pending", "attempts")}
+            return {k: v for k, v in entry.items() if k not in (PENDING, "attempts")}
 
         self._store.update(TABLE, key, drop_pending)
 
@@ -86,7 +88,7 @@ class DeliveryLog:
         """``(key, pending)`` of every recorded delivery whose work was not finished."""
         found = []
         for key, entry in self._store.items(TABLE):
-            pending = entry.get("pending")
+            pending = entry.get(PENDING)
             if isinstance(pending, str):
                 found.append((key, pending))
         return found
@@ -98,7 +100,7 @@ class DeliveryLog:
 
         def bump(entry: Record | None) -> Record | None:
             nonlocal count
-            if entry is None or "pending" not in entry:
+            if entry is None or PENDING not in entry:
                 return entry
             previous = entry.get("attempts")
             count = (previous if isinstance(previous, int) else 0) + 1
@@ -115,7 +117,7 @@ class DeliveryLog:
         def drop_if_expired(entry: Record | None) -> Record | None:
             nonlocal removed
             # Unfinished work is never dropped: the next start carries it out.
-            if entry is not None and "pending" not in entry and self._expired(entry, now):
+            if entry is not None and PENDING not in entry and self._expired(entry, now):
                 removed += 1
                 return None
             return entry

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 from abc import abstractmethod
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
 
 from suggestbot.store import codec
 from suggestbot.store.base import Store, Updater, check_key, check_table_name
@@ -58,6 +59,12 @@ class LocalStore(Store):
     @abstractmethod
     def _raw_close(self) -> None: ...
 
+    @contextmanager
+    def _read_then_write(self, table: str) -> Iterator[None]:
+        """Around a read followed by a write of ``table``: the lock already makes it atomic in
+        this process; a backend another process can write to also locks out that process."""
+        yield
+
     def _check(self, table: str, key: str | None = None) -> None:
         if self._closed:
             raise RuntimeError(f"{type(self).__name__} is closed")
@@ -90,10 +97,11 @@ class LocalStore(Store):
         codec.encode(value)
         with self._lock:
             self._check(table, key)
-            if self._raw_get(table, key) is not None:
-                return False
-            self._raw_put(table, key, value)
-            return True
+            with self._read_then_write(table):
+                if self._raw_get(table, key) is not None:
+                    return False
+                self._raw_put(table, key, value)
+                return True
 
     def update(self, table: str, key: str, fn: Updater) -> Record | None:
         return self.update_many(table, {key: fn})[key]
@@ -109,36 +117,43 @@ class LocalStore(Store):
         self._check_items(table, items)
         with self._lock:
             self._check(table)
-            taken = self._raw_get_many(table, items)
-            free = {k: v for k, v in items.items() if k not in taken}
-            if free:
-                self._raw_write_many(table, free, ())
-            return list(free)
+            with self._read_then_write(table):
+                taken = self._raw_get_many(table, items)
+                free = {k: v for k, v in items.items() if k not in taken}
+                if free:
+                    self._raw_write_many(table, free, ())
+                return list(free)
 
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
         self._check_keys(table, updates)
         with self._lock:
             self._check(table)
-            results: dict[str, Record | None] = {}
-            puts: dict[str, Record] = {}
-            deletes: list[str] = []
-            olds = self._raw_get_many(table, updates)
-            for key, fn in updates.items():
-                old = olds.get(key)
-                # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
-                old_text = None if old is None else codec.encode(old)
-                new = fn(old)
-                results[key] = new
-                if new is None:
-                    if old is not None:
-                        deletes.append(key)
-                # Encoding rejects a bad value before anything is written. Compare encodings,
-                # not dicts: True == 1 in Python but not in the stored JSON.
-                elif codec.encode(new) != old_text:
-                    puts[key] = new
-            if puts or deletes:
-                self._raw_write_many(table, puts, deletes)
-            return results
+            with self._read_then_write(table):
+                return self._update_many_locked(table, updates)
+
+    def _update_many_locked(
+        self, table: str, updates: Mapping[str, Updater]
+    ) -> dict[str, Record | None]:
+        results: dict[str, Record | None] = {}
+        puts: dict[str, Record] = {}
+        deletes: list[str] = []
+        olds = self._raw_get_many(table, updates)
+        for key, fn in updates.items():
+            old = olds.get(key)
+            # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
+            old_text = None if old is None else codec.encode(old)
+            new = fn(old)
+            results[key] = new
+            if new is None:
+                if old is not None:
+                    deletes.append(key)
+            # Encoding rejects a bad value before anything is written. Compare encodings,
+            # not dicts: True == 1 in Python but not in the stored JSON.
+            elif codec.encode(new) != old_text:
+                puts[key] = new
+        if puts or deletes:
+            self._raw_write_many(table, puts, deletes)
+        return results
 
     def _check_keys(self, table: str, keys: Collection[str]) -> None:
         check_table_name(table)

@@ -14,18 +14,23 @@ Choices, and why:
 - A batch (``put_many``, ``update_many``, ...) is one transaction of one table, so one commit
   and one fsync however many rows it writes.
 - Values go through :mod:`suggestbot.store.codec` (JSON text), never pickle.
+- A read followed by a write (``update``, ``put_if_absent``…) runs inside ``BEGIN IMMEDIATE``:
+  the process lock covers this process's threads, SQLite's write lock covers another process
+  on the same file (``suggestbot rotate-keys`` while the app runs), so neither loses the
+  other's update.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, cast
 
 from sqlitedict import SqliteDict
 
-from suggestbot.store import codec
+from suggestbot.store import codec, integrity
 from suggestbot.store.codec import Record
 from suggestbot.store.local import LocalStore
 
@@ -44,12 +49,12 @@ class SqliteStore(LocalStore):
     def __init__(self, path: Path) -> None:
         super().__init__()
         self._path = Path(path)
+        # Fail at start-up, not at the first Slack event, if the file is damaged.
+        integrity.check_file(self._path)
         self._path.touch(mode=0o600, exist_ok=True)
-        # Fail at start-up, not at the first Slack event, if the file is not a database.
-        with sqlite3.connect(self._path) as conn:
-            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        conn.close()
         self._tables: dict[str, Any] = {}
+        self._marked = False
+        self._committed = False
 
     @property
     def path(self) -> Path:
@@ -74,7 +79,24 @@ class SqliteStore(LocalStore):
             db.conn.execute("PRAGMA synchronous=FULL")
             db.commit()
             self._tables[table] = db
+            if not self._marked:  # the file holds a table now: its loss must not go unseen
+                integrity.mark_state(self._path)
+                self._marked = True
         return db
+
+    @contextmanager
+    def _read_then_write(self, table: str) -> Iterator[None]:
+        db = self._table(table)
+        db.conn.select_one("BEGIN IMMEDIATE")
+        self._committed = False
+        try:
+            yield
+        finally:
+            # Nothing written (or it failed): end the transaction. SQLite may have ended it
+            # already after an error; the first error is the one to keep.
+            if not self._committed:
+                with suppress(sqlite3.Error):
+                    db.conn.select_one("ROLLBACK")
 
     def _raw_get(self, table: str, key: str) -> Record | None:
         try:
@@ -86,6 +108,7 @@ class SqliteStore(LocalStore):
         db = self._table(table)
         db[key] = value
         db.commit()
+        self._committed = True
 
     def _raw_delete(self, table: str, key: str) -> bool:
         db = self._table(table)
@@ -119,6 +142,7 @@ class SqliteStore(LocalStore):
         for key in deletes:
             del db[key]
         db.commit()
+        self._committed = True
 
     def _raw_items(self, table: str) -> list[tuple[str, Record]]:
         return cast(list[tuple[str, Record]], list(self._table(table).items()))

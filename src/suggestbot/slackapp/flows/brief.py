@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter
 from slack_sdk.errors import SlackApiError
@@ -40,6 +40,7 @@ from suggestbot.slackapp.flows import failures, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Failure, Request, user_key
 from suggestbot.slackapp.messages import t
+from suggestbot.store import VaultError
 
 log = logging.getLogger(__name__)
 
@@ -338,6 +339,17 @@ def submit(deps: Deps, request_id: str, *, root_says_sending: bool = False) -> N
             refresh_root(deps, req)
             _ask_to_connect(deps, req, "connect.needed")
         return
+    try:
+        token = deps.vault.decrypt(user.token_enc)
+    except VaultError:
+        # No configured key fits (the keys changed under this data): like a rejected token,
+        # the request waits for a reconnect instead of failing again on every retry.
+        log.error("request %s: the stored token of its user cannot be decrypted", request_id)
+        _expire_user(deps, req, reason="unreadable")
+        req = _set(deps, request_id, state="waiting_user")
+        if req:
+            refresh_root(deps, req)
+        return
     if req.state == "sending" and _adopt_existing_run(deps, req):
         return
     fresh = root_says_sending and req.state == "new"
@@ -345,7 +357,7 @@ def submit(deps: Deps, request_id: str, *, root_says_sending: bool = False) -> N
     assert req is not None
     if not fresh:
         refresh_root(deps, req)
-    client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
+    client = deps.content.as_user(token)
     deps.crash_point("before_create_run")
     try:
         run = client.create_run(request=_RUN_REQUEST.validate_python(req.body))
@@ -422,7 +434,10 @@ def _adopt_existing_run(deps: Deps, req: Request) -> bool:
     user = deps.records.users.get(user_key(req.team_id, req.user_id))
     if user is None or user.state != "linked":
         return False
-    client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
+    try:
+        client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
+    except VaultError:
+        return False
     wanted = _RUN_REQUEST.validate_python(req.body).model_dump(mode="json", exclude_none=True)
     since = (req.sent_at or req.created_at) - ADOPT_WINDOW_S
     try:
@@ -439,12 +454,18 @@ def _adopt_existing_run(deps: Deps, req: Request) -> bool:
     return False
 
 
-def _expire_user(deps: Deps, req: Request) -> None:
+def _expire_user(
+    deps: Deps, req: Request, *, reason: Literal["rejected", "unreadable"] = "rejected"
+) -> None:
     def expire(u: Any) -> Any:
-        return u.model_copy(update={"state": "expired", "expired_at": deps.clock()})
+        return u.model_copy(
+            update={"state": "expired", "expired_at": deps.clock(), "expired_reason": reason}
+        )
 
     deps.records.users.update(user_key(req.team_id, req.user_id), expire)
-    _ask_to_connect(deps, req, "connect.expired_kept")
+    _ask_to_connect(
+        deps, req, "connect.expired_kept" if reason == "rejected" else "connect.unreadable_kept"
+    )
 
 
 def _ask_to_connect(deps: Deps, req: Request, key: str) -> None:

@@ -42,6 +42,8 @@ class LinkedUser(BaseModel):
     state: Literal["linked", "expired"] = "linked"
     linked_at: float
     expired_at: float | None = None
+    # Why it expired: the service rejected the token, or no configured key decrypts it.
+    expired_reason: Literal["rejected", "unreadable"] | None = None
 
 
 class PostedVariant(BaseModel):

@@ -126,6 +126,8 @@ def _status(deps: Deps, body: dict[str, Any], rest: str) -> None:
     link = linking.link_of(deps, team_id=body["team_id"], user_id=body["user_id"])
     if link is None:
         lines = [t("status.unlinked", lang)]
+    elif link.state == "expired" and link.expired_reason == "unreadable":
+        lines = [t("status.unreadable", lang)]
     elif link.state == "expired":
         lines = [t("status.expired", lang, since=_date(link.expired_at or link.linked_at))]
     else:
