@@ -306,19 +306,13 @@ def _save_draft(
 
 def _more(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    parsed = lists.parse_more(deps, _value(body))
-    if parsed is None:
-        return
-    kind, cursor = parsed
-    lists.show(
+    lists.more(
         deps,
-        kind=kind,
+        value=_value(body),
         team_id=team_id,
         user_id=user_id,
         channel_id=_where(body)[0] or user_id,
         response_url=body.get("response_url"),
-        cursor=cursor,
-        replace=True,
     )
 
 
