@@ -18,6 +18,9 @@ from refine_helpers import (
 
 from suggestbot.contentapi import ContentClient, RefinementRequest, SteeredGenerationRequest
 from suggestbot.sandbox import RunTiming
+from suggestbot.slackapp.flows import yours
+from suggestbot.slackapp.flows.records import Digest
+from suggestbot.slackemu.transcript import view_transcript
 from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 
 
@@ -324,4 +327,78 @@ def test_app_home_for_someone_not_connected(stage: Stage) -> None:
     wait_for(
         lambda: (stage.emu.current_view(CAROL) or {}).get("callback_id") == "connect",
         what="the connect modal from Home",
+    )
+
+
+def _home_saying(stage: Stage, user: str, *words: str) -> dict[str, Any]:
+    """The user's Home once it has been published (again) saying all of ``words``."""
+    return wait_for(
+        lambda: (
+            (view := stage.emu.home_view(user))
+            and all(word in view_transcript(view) for word in words)
+            and view
+        ),
+        what=f"a Home saying {words!r}",
+    )
+
+
+def test_home_follows_linking_a_brief_and_unlinking_without_reopening(stage: Stage) -> None:
+    stage.slack.app_home_opened(CAROL)
+    _home_saying(stage, CAROL, "Connect account")
+
+    connect_as_new_service_user(stage, CAROL)  # a user with no runs at all
+    before = view_transcript(_home_saying(stage, CAROL, "Disconnect"))
+    assert "No finished briefs yet" in before and "Nothing is running" in before
+    assert "No threads yet" in before and "Connect account" not in before
+
+    ts = brief_thread(stage, CAROL, "Spring launch email for hikers")
+    after = _home_saying(stage, CAROL, "Spring launch email for hikers")
+    text = view_transcript(after)
+    assert "1 variant(s) ready" in text and "No finished briefs yet" not in text
+    assert f"/p{ts.replace('.', '')}|Open the thread>" in json.dumps(after)
+    assert "Nothing is running" in text
+
+    stage.slack.slash_command(CAROL, stage.channel, "disconnect")
+    gone = view_transcript(_home_saying(stage, CAROL, "Connect account"))
+    assert "Spring launch email for hikers" in gone  # the app's own record of the result stays
+
+
+def test_home_follows_a_digest_being_paused_and_removed(stage: Stage) -> None:
+    assert stage.runtime is not None
+    deps = stage.runtime.deps
+    digest = Digest(
+        id="d0home01",
+        team_id=stage.emu.team_id,
+        channel_id=stage.channel,
+        created_by=CAROL,
+        segment_id="s",
+        use_case_id="u",
+        segment_name="Weekend Hikers",
+        use_case_name="Spring Launch",
+        time="09:00",
+        tz="Europe/Berlin",
+        weekdays=[0, 2, 4],
+    )
+    deps.records.digests.put(digest.id, digest)
+    stage.slack.app_home_opened(CAROL)
+    assert "(paused)" not in view_transcript(_home_saying(stage, CAROL, "Weekend Hikers"))
+
+    stage.slack.slash_command(CAROL, stage.channel, "digest pause d0home01")
+    _home_saying(stage, CAROL, "Weekend Hikers", "(paused)")
+    stage.slack.slash_command(CAROL, stage.channel, "digest remove d0home01")
+    _home_saying(stage, CAROL, "You have not set up a digest")
+
+
+def test_the_service_id_is_learnt_when_linking(stage: Stage) -> None:
+    assert stage.runtime is not None and stage.sandbox.demo is not None
+    deps = stage.runtime.deps
+    service_user, token = stage.sandbox.create_user_token(stage.sandbox.demo.tenant_id)
+    _briefs(stage, service(stage).as_user(token), 1)  # a brief sent outside Slack
+    connect(stage, ALICE, token)
+    team = stage.emu.team_id
+    assert yours.known_service_user(deps, team_id=team, user_id=ALICE) == service_user
+    stage.slack.slash_command(ALICE, stage.channel, "disconnect")
+    wait_for(
+        lambda: yours.known_service_user(deps, team_id=team, user_id=ALICE) is None,
+        what="the service id forgotten with the link",
     )

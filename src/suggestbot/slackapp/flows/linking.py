@@ -57,13 +57,11 @@ def verify_and_link(deps: Deps, *, team_id: str, user_id: str, token: str) -> Li
     )
     log.info("user %s linked their account", user_id)
     # Whose account this is, learnt now rather than from a first run made through the app.
-    yours.forget_service_user(deps, team_id=team_id, user_id=user_id)
     yours.learn_service_user(deps, client, team_id=team_id, user_id=user_id)
     return LinkResult.LINKED
 
 
 def unlink(deps: Deps, *, team_id: str, user_id: str) -> bool:
-    yours.forget_service_user(deps, team_id=team_id, user_id=user_id)
     return deps.records.users.delete(user_key(team_id, user_id))
 
 

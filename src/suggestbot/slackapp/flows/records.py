@@ -42,6 +42,9 @@ class LinkedUser(BaseModel):
     state: Literal["linked", "expired"] = "linked"
     linked_at: float
     expired_at: float | None = None
+    # The account's user id in the service (``created_by``), once known; kept with the link so
+    # that it goes with it.
+    service_user_id: str | None = None
 
 
 class PostedVariant(BaseModel):

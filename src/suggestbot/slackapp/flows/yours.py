@@ -17,11 +17,10 @@ import logging
 
 from suggestbot.contentapi import ContentApiError, ContentClient, Thread
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import user_key
+from suggestbot.slackapp.flows.records import LinkedUser, user_key
 
 log = logging.getLogger(__name__)
 
-SERVICE_USERS_TABLE = "service_users"
 BINDINGS_TABLE = "thread_bindings"  # written by flows.threads, read here as plain JSON
 # Root origins whose threads always have a creator: listed to a signed-in user only if theirs.
 OWNED_ORIGINS = frozenset({"steered", "user_draft"})
@@ -30,9 +29,9 @@ _SENT_STATES = frozenset({"submitted", "posting", "done", "failed"})
 
 
 def known_service_user(deps: Deps, *, team_id: str, user_id: str) -> str | None:
-    """The user's service id as kept, without asking the service."""
-    known = deps.records.store.get(SERVICE_USERS_TABLE, user_key(team_id, user_id))
-    return str(known["id"]) if known and known.get("id") else None
+    """The user's service id as kept with their link, without asking the service."""
+    user = deps.records.users.get(user_key(team_id, user_id))
+    return user.service_user_id if user is not None else None
 
 
 def learn_service_user(
@@ -40,12 +39,16 @@ def learn_service_user(
 ) -> str | None:
     """The user's service id: kept, or read from one of their runs (None while they have none).
 
-    Best effort: a failed read leaves it unknown, which only drops the ``created_by`` filter
-    on the run listing (a signed-in user lists only their own runs anyway).
+    Kept on the link record, and only if that link still holds the token ``client`` acts
+    with, so an unlink or relink meanwhile is never given an old account's id. Best effort: a
+    failed read leaves it unknown.
     """
-    known = known_service_user(deps, team_id=team_id, user_id=user_id)
-    if known:
-        return known
+    key = user_key(team_id, user_id)
+    user = deps.records.users.get(key)
+    if user is None:
+        return None
+    if user.service_user_id:
+        return user.service_user_id
     try:
         page = client.list_runs_page(limit=1)
     except ContentApiError as exc:
@@ -54,13 +57,14 @@ def learn_service_user(
     if not page.items:
         return None
     found = page.items[0].created_by
-    deps.records.store.put(SERVICE_USERS_TABLE, user_key(team_id, user_id), {"id": found})
+
+    def keep(current: LinkedUser) -> LinkedUser:
+        if current.token_enc != user.token_enc:
+            return current
+        return current.model_copy(update={"service_user_id": found})
+
+    deps.records.users.update(key, keep)
     return found
-
-
-def forget_service_user(deps: Deps, *, team_id: str, user_id: str) -> None:
-    """On unlinking or relinking: the next token may be another account."""
-    deps.records.store.delete(SERVICE_USERS_TABLE, user_key(team_id, user_id))
 
 
 def refined_threads(deps: Deps, *, team_id: str, user_id: str) -> frozenset[str]:
