@@ -396,7 +396,10 @@ def test_the_service_id_is_learnt_when_linking(stage: Stage) -> None:
     _briefs(stage, service(stage).as_user(token), 1)  # a brief sent outside Slack
     connect(stage, ALICE, token)
     team = stage.emu.team_id
-    assert yours.known_service_user(deps, team_id=team, user_id=ALICE) == service_user
+    wait_for(  # the link is kept first, then whose account it is
+        lambda: yours.known_service_user(deps, team_id=team, user_id=ALICE) == service_user,
+        what="the service id learnt at linking",
+    )
     stage.slack.slash_command(ALICE, stage.channel, "disconnect")
     wait_for(
         lambda: yours.known_service_user(deps, team_id=team, user_id=ALICE) is None,

@@ -1,4 +1,4 @@
-"""``/suggest threads`` and ``/suggest runs``: the user's own threads and runs, and histories.
+"""``/suggest threads`` and ``/suggest runs``: the user's own threads and runs, page by page.
 
 Everything is read with the user's own token, and only what is the user's own is listed
 (``flows.yours``). Pages follow the service's cursor. Its pages may overlap and may end with an
@@ -13,7 +13,6 @@ import logging
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from itertools import islice
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -21,7 +20,6 @@ from pydantic import BaseModel, Field
 from suggestbot.contentapi import (
     ContentApiError,
     ContentClient,
-    EmailPayload,
     GenerationRun,
     NotFound,
     Thread,
@@ -32,14 +30,9 @@ from suggestbot.slackapp.blocks.lists import (
     ThreadItem,
     build_run_list,
     build_thread_list,
-    excerpt,
-    slack_date,
 )
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.blocks.thread_modals import build_history_modal
-from suggestbot.slackapp.blocks.turns import quote
 from suggestbot.slackapp.flows import slackio, yours
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Table, user_key
@@ -57,8 +50,6 @@ LISTS_TABLE = "list_pages"
 LEGACY_CURSORS_TABLE = "list_cursors"  # More buttons posted before list state was kept
 KEEP_LIST_S = 2 * 24 * 3600
 THREADS, RUNS = "threads", "runs"
-# How many of the user's newest runs are read to tell their turns of a shared thread apart.
-OWN_RUNS_READ = 500
 Item = ThreadItem | RunItem
 
 
@@ -74,6 +65,7 @@ class ListState(BaseModel):
     team_id: str
     user_id: str
     cursor: str | None = None
+    creator: str | None = None
     pending: list[dict[str, Any]] = Field(default_factory=list)  # ThreadItems (``Cursor``)
     page: int = 1
     ended: bool = False
@@ -125,11 +117,16 @@ def run_item(run: GenerationRun) -> RunItem:
 
 @dataclass
 class Cursor:
-    """Where a list of the user's own goes on: the service's cursor, and (threads) their
-    creator-less threads not yet placed, newest first: the ``created_by`` listing leaves those
-    out, so they are merged in by the listing's order."""
+    """Where a list of the user's own goes on.
+
+    ``service`` is the listing's cursor, ``creator`` the ``created_by`` filter the list was
+    started with (kept: a cursor belongs to its filter), and ``pending`` (threads) the
+    creator-less threads the user refined and the filtered listing leaves out, newest first,
+    merged in by the listing's order.
+    """
 
     service: str | None
+    creator: str | None = None
     pending: list[ThreadItem] = field(default_factory=list)
 
     @property
@@ -142,8 +139,8 @@ def refined_elsewhere(
 ) -> list[ThreadItem]:
     """The creator-less threads this user refined through the app, newest first."""
     found = []
-    refined = yours.refined_threads(deps, team_id=team_id, user_id=user_id)
-    for thread_id in sorted(refined)[-REFINED_READ_MAX:]:
+    newest = yours.refined_threads(deps, team_id=team_id, user_id=user_id)[:REFINED_READ_MAX]
+    for thread_id in newest:
         try:
             thread = client.get_thread(thread_id=thread_id)
         except NotFound:
@@ -156,10 +153,16 @@ def refined_elsewhere(
 def start_cursor(
     deps: Deps, client: ContentClient, *, kind: str, team_id: str, user_id: str
 ) -> Cursor:
-    """Where a new list starts: the newest items."""
-    if kind == THREADS and yours.learn_service_user(deps, client, team_id=team_id, user_id=user_id):
-        return Cursor(None, refined_elsewhere(deps, client, team_id=team_id, user_id=user_id))
-    return Cursor(None)
+    """Where a new list starts: the newest items, filtered by the user's service id if known.
+
+    Without the id (nobody can have made a run yet) the unfiltered listing is filtered here
+    instead (``flows.yours``).
+    """
+    creator = yours.learn_service_user(deps, client, team_id=team_id, user_id=user_id)
+    if kind == THREADS and creator:
+        pending = refined_elsewhere(deps, client, team_id=team_id, user_id=user_id)
+        return Cursor(None, creator, pending)
+    return Cursor(None, creator)
 
 
 def collect(
@@ -175,14 +178,10 @@ def collect(
     want: int = PAGE_SIZE,
 ) -> tuple[list[Item], Cursor]:
     """Up to ``want`` of the user's own threads or runs from ``cursor`` on (``first``: from
-    the newest), none in ``seen`` (which grows); returns them and where to go on from.
-
-    With the user's service id known, the listing is filtered by ``created_by``; without it
-    (nobody can have made a run yet) the unfiltered listing is filtered here.
-    """
-    creator = yours.learn_service_user(deps, client, team_id=team_id, user_id=user_id)
-    refined = (
-        frozenset() if creator else yours.refined_threads(deps, team_id=team_id, user_id=user_id)
+    the newest), none in ``seen`` (which grows); returns them and where to go on from."""
+    creator = cursor.creator
+    refined = frozenset(
+        [] if creator else yours.refined_threads(deps, team_id=team_id, user_id=user_id)
     )
     found: list[Item] = []
     service = cursor.service
@@ -210,23 +209,19 @@ def collect(
                 seen.add(item.id)
                 found.append(item)
     pending = [p for p in cursor.pending if p.id not in seen]
-    if pending:
-        # Merge in the creator-less threads at least as new as the oldest thread listed here.
-        oldest = min((i.created_at for i in found if isinstance(i, ThreadItem)), default=None)
-        placed = [
-            p for p in pending if listing_ended or (oldest is not None and p.created_at >= oldest)
-        ]
-        if not found and not listing_ended:
-            placed = []
-        for item in placed:
-            seen.add(item.id)
+    if pending and (found or listing_ended):
+        # Merge in the creator-less threads at least as new as the oldest thread listed here
+        # (all that are left once the listing has ended).
+        oldest = min(i.created_at for i in found if isinstance(i, ThreadItem)) if found else 0
+        placed = [p for p in pending if listing_ended or p.created_at >= oldest]
+        seen.update(p.id for p in placed)
         found = sorted(
             [*found, *placed],
             key=lambda i: i.created_at if isinstance(i, ThreadItem) else 0,
             reverse=True,
         )
         pending = [p for p in pending if p not in placed]
-    return found, Cursor(service, pending)
+    return found, Cursor(service, creator, pending)
 
 
 def _items_of(kind: str, raw: list[dict[str, Any]]) -> list[Item]:
@@ -308,7 +303,7 @@ def _start(
         if legacy_cursor is None:
             cursor = start_cursor(deps, client, kind=kind, team_id=team_id, user_id=user_id)
         else:
-            cursor = Cursor(legacy_cursor)
+            cursor = Cursor(legacy_cursor)  # read as it was: without a filter
         items, after = collect(
             deps,
             client,
@@ -326,6 +321,7 @@ def _start(
         team_id=team_id,
         user_id=user_id,
         cursor=after.service,
+        creator=after.creator,
         pending=[asdict(i) for i in after.pending],
         ended=after.ended,
         shown_ids=sorted(seen),
@@ -388,7 +384,9 @@ def _next_page(deps: Deps, list_id: str, state: ListState) -> tuple[Message, boo
             kind=state.kind,
             team_id=state.team_id,
             user_id=state.user_id,
-            cursor=Cursor(state.cursor, [ThreadItem(**raw) for raw in state.pending]),
+            cursor=Cursor(
+                state.cursor, state.creator, [ThreadItem(**raw) for raw in state.pending]
+            ),
             first=False,
             seen=seen,
         )
@@ -453,178 +451,3 @@ def _legacy_cursor(deps: Deps, rest: str) -> str | None:
         kept = deps.records.store.get(LEGACY_CURSORS_TABLE, rest.removeprefix("ref:"))
         return str(kept["cursor"]) if kept else None
     return rest
-
-
-# ---------------------------------------------------------------- histories
-
-
-class _NotLinked(Exception):
-    """Histories are read as the user; without a link there is nothing to read as."""
-
-
-class _NotYours(Exception):
-    """Another person's refinement of ready-made content: listed to everyone, shown to none."""
-
-
-def thread_history_entries(
-    thread: Thread, lang: str, *, own: frozenset[str] | None = None
-) -> list[str]:
-    """A thread's turns, oldest first, each with the instruction that produced it.
-
-    ``own``: in a thread others may refine too (ready-made content), the suggestions this user's
-    runs produced; another person's instruction is not shown.
-    """
-    entries = []
-    for turn in sorted(thread.turns or [], key=lambda turn: turn.version):
-        when = slack_date(int(turn.generated_at.timestamp()))
-        if turn.instruction is None:
-            entries.append(t("history.turn_first", lang, n=turn.version, when=when))
-        elif own is not None and turn.suggestion_id not in own:
-            entries.append(t("history.turn_other", lang, n=turn.version, when=when))
-        else:
-            entries.append(
-                t("history.turn", lang, n=turn.version, when=when) + "\n" + quote(turn.instruction)
-            )
-    return entries
-
-
-def own_results(client: ContentClient) -> frozenset[str]:
-    """Suggestions the user's own refinements produced (a signed-in user lists only their runs)."""
-    return frozenset(
-        run.suggestion_id
-        for run in islice(client.iter_runs(limit=100), OWN_RUNS_READ)
-        if run.suggestion_id
-    )
-
-
-def lineage_entries(suggestion: Any, run: GenerationRun, lang: str) -> list[str]:
-    """A refined suggestion's history, original first, ending with the run's own instruction."""
-    earlier = list(reversed(suggestion.lineage or []))
-    entries = []
-    for step, summary in enumerate(earlier, start=1):
-        when = slack_date(int(summary.created_at.timestamp()))
-        if summary.instruction is None:
-            entries.append(
-                t(
-                    "history.original",
-                    lang,
-                    n=step,
-                    when=when,
-                    variant=summary.variant_no,
-                )
-            )
-        else:
-            entries.append(
-                t("history.step", lang, n=step, when=when) + "\n" + quote(summary.instruction)
-            )
-    when = slack_date(int(run.created_at.timestamp()))
-    entries.append(
-        t("history.now", lang, n=len(earlier) + 1, when=when) + "\n" + quote(run_text(run))
-    )
-    return entries
-
-
-def set_entries(variants: Any, lang: str) -> list[str]:
-    entries = []
-    for suggestion in variants:
-        payload = suggestion.payload
-        kind = t(f"variant.kind.{suggestion.kind.value}", lang)
-        if isinstance(payload, EmailPayload):
-            text = f"{payload.subject} — {payload.body}"
-        else:
-            text = payload.body
-        entries.append(
-            t("history.variant", lang, n=suggestion.variant_no, kind=kind)
-            + "\n"
-            + escape_mrkdwn(excerpt(text, 300))
-        )
-    return entries
-
-
-def _open_loading(deps: Deps, *, trigger_id: str, lang: str, title_key: str) -> str:
-    loading = build_history_modal(
-        lang=lang, title_key=title_key, intro="", entries=[], loading=True
-    )
-    opened: Any = deps.slack.views_open(trigger_id=trigger_id, view=loading)
-    return str(opened["view"]["id"])
-
-
-def open_thread_history(
-    deps: Deps, *, trigger_id: str, team_id: str, user_id: str, thread_id: str
-) -> None:
-    """A modal with the thread's turns, oldest first (``GET /v1/threads/{id}``)."""
-    lang = deps.lang_of(user_id)
-    view_id = _open_loading(
-        deps, trigger_id=trigger_id, lang=lang, title_key="history.thread_title"
-    )
-    client = user_client(deps, team_id=team_id, user_id=user_id)
-    intro = t("lists.connect", lang)
-    entries: list[str] = []
-    try:
-        if client is None:
-            raise _NotLinked
-        thread = client.get_thread(thread_id=thread_id)
-        own: frozenset[str] | None = None
-        if thread.root_origin not in yours.OWNED_ORIGINS:
-            if thread_id not in yours.refined_threads(deps, team_id=team_id, user_id=user_id):
-                raise _NotYours
-            own = own_results(client)
-        name = escape_mrkdwn(thread.name) if thread.name else t("lists.unnamed", lang)
-        intro = t("history.thread_intro", lang, name=name, turns=thread.turn_count)
-        entries = thread_history_entries(thread, lang, own=own)
-    except _NotLinked:
-        pass
-    except (NotFound, _NotYours):
-        intro = t("history.not_visible", lang)
-    except ContentApiError as exc:
-        log.warning("reading thread %s failed: %s", thread_id, exc)
-        intro = t("lists.unavailable", lang)
-    deps.slack.views_update(
-        view_id=view_id,
-        view=build_history_modal(
-            lang=lang, title_key="history.thread_title", intro=intro, entries=entries
-        ),
-    )
-
-
-def open_run_history(
-    deps: Deps, *, trigger_id: str, team_id: str, user_id: str, run_id: str
-) -> None:
-    """A modal with a run's result history: the lineage of a refinement (``expand=lineage``),
-    or the variants of a brief's set."""
-    lang = deps.lang_of(user_id)
-    view_id = _open_loading(deps, trigger_id=trigger_id, lang=lang, title_key="history.run_title")
-    client = user_client(deps, team_id=team_id, user_id=user_id)
-    intro = t("lists.connect", lang)
-    entries: list[str] = []
-    try:
-        if client is None:
-            raise _NotLinked
-        run = client.get_run(run_id=run_id)
-        if run.suggestion_id:
-            suggestion = client.get_suggestion(id=run.suggestion_id, lineage=True)
-            intro = t("history.lineage_intro", lang, steps=len(suggestion.lineage or []) + 1)
-            entries = lineage_entries(suggestion, run, lang)
-        elif run.suggestion_set_id:
-            found = client.get_suggestion_set(id=run.suggestion_set_id)
-            intro = (
-                t("history.set_intro", lang, count=len(found.suggestions))
-                + "\n"
-                + quote(run_text(run))
-            )
-            entries = set_entries(found.suggestions, lang)
-        else:
-            intro = t("history.no_result", lang)
-    except _NotLinked:
-        pass
-    except NotFound:
-        intro = t("history.not_visible", lang)
-    except ContentApiError as exc:
-        log.warning("reading run %s failed: %s", run_id, exc)
-        intro = t("lists.unavailable", lang)
-    deps.slack.views_update(
-        view_id=view_id,
-        view=build_history_modal(
-            lang=lang, title_key="history.run_title", intro=intro, entries=entries
-        ),
-    )

@@ -14,6 +14,7 @@ runs the token can list (a signed-in user lists only their own), and again later
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 
 from suggestbot.contentapi import ContentApiError, ContentClient, Thread
 from suggestbot.slackapp.flows.deps import Deps
@@ -67,24 +68,30 @@ def learn_service_user(
     return found
 
 
-def refined_threads(deps: Deps, *, team_id: str, user_id: str) -> frozenset[str]:
-    """Service thread ids this user refined through the app (from its requests and bindings)."""
-    slack_threads = {
-        req.labels.get("thread") or f"{req.channel_id}:{req.thread_ts}"
-        for req in deps.records.requests.values()
-        if req.kind == "refinement"
-        and req.team_id == team_id
-        and req.user_id == user_id
-        and req.state in _SENT_STATES
-    }
-    found = set()
-    for key in slack_threads:
+def refined_threads(deps: Deps, *, team_id: str, user_id: str) -> list[str]:
+    """Service thread ids this user refined through the app, most recently refined first
+    (from the app's requests and the Slack threads they were typed in)."""
+    mine = sorted(
+        (
+            req
+            for req in deps.records.requests.values()
+            if req.kind == "refinement"
+            and req.team_id == team_id
+            and req.user_id == user_id
+            and req.state in _SENT_STATES
+        ),
+        key=lambda req: req.created_at,
+        reverse=True,
+    )
+    found: dict[str, None] = {}
+    for req in mine:
+        key = req.labels.get("thread") or f"{req.channel_id}:{req.thread_ts}"
         binding = deps.records.store.get(BINDINGS_TABLE, key)
         if binding and binding.get("service_thread_id"):
-            found.add(str(binding["service_thread_id"]))
-    return frozenset(found)
+            found.setdefault(str(binding["service_thread_id"]))
+    return list(found)
 
 
-def is_yours(thread: Thread, *, refined: frozenset[str]) -> bool:
+def is_yours(thread: Thread, *, refined: Collection[str]) -> bool:
     """Whether a thread from the user's own listing is theirs to see as "yours"."""
     return thread.id in refined or thread.root_origin in OWNED_ORIGINS

@@ -15,7 +15,17 @@ from slack_bolt import Ack, App
 
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.thread_modals import build_refine_modal
-from suggestbot.slackapp.flows import drafts, home, linking, lists, refine, rename, threads, turns
+from suggestbot.slackapp.flows import (
+    drafts,
+    histories,
+    home,
+    linking,
+    lists,
+    refine,
+    rename,
+    threads,
+    turns,
+)
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_connect_modal
@@ -318,7 +328,7 @@ def _more(deps: Deps, body: dict[str, Any]) -> None:
 
 def _thread_history(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    lists.open_thread_history(
+    histories.open_thread_history(
         deps,
         trigger_id=body["trigger_id"],
         team_id=team_id,
@@ -329,7 +339,7 @@ def _thread_history(deps: Deps, body: dict[str, Any]) -> None:
 
 def _run_history(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    lists.open_run_history(
+    histories.open_run_history(
         deps, trigger_id=body["trigger_id"], team_id=team_id, user_id=user_id, run_id=_value(body)
     )
 
