@@ -18,7 +18,7 @@ from refine_helpers import (
 
 from suggestbot.contentapi import ContentClient, RefinementRequest, SteeredGenerationRequest
 from suggestbot.sandbox import RunTiming
-from suggestbot.slackapp.flows import yours
+from suggestbot.slackapp.flows import lists, yours
 from suggestbot.slackapp.flows.records import Digest
 from suggestbot.slackemu.transcript import view_transcript
 from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
@@ -128,21 +128,45 @@ def _press_more(stage: Stage, user: str, title: str) -> dict[str, Any]:
     )
 
 
+def _more_value(message: dict[str, Any]) -> str:
+    [value] = [
+        e["value"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]
+    ]
+    return str(value)
+
+
 def test_runs_over_overlapping_pages_number_on_and_repeat_nothing(stage: Stage) -> None:
     connect(stage, ALICE)
-    _briefs(stage, _alice_client(stage), 13)
+    _briefs(stage, _alice_client(stage), 23)
     stage.sandbox.faults.short_pages = 4  # every page carries a cursor, even the last
     stage.sandbox.faults.overlap_pages = 1  # and starts with the last item of the one before
 
     first = _command(stage, ALICE, "runs", "Your recent runs")
     assert _numbers(first) == list(range(1, 11))
     second = _press_more(stage, ALICE, "Your recent runs")
-    assert _numbers(second) == [11, 12, 13]
-    assert "That's all" in json.dumps(second) and "More" not in json.dumps(second)
+    assert _numbers(second) == list(range(11, 21))
 
-    shown = [line.rsplit("\n", 1)[1] for line in _lines(first) + _lines(second)]
-    assert sorted(shown) == sorted(f"idea {n}" for n in range(13))  # each run once
-    assert shown[0] == "idea 12"  # newest first
+    # a second press of page 1's More (a double click, a stale copy) changes nothing
+    assert stage.runtime is not None
+    shown = len(stage.emu.ephemerals(ALICE, stage.channel))
+    lists.more(
+        stage.runtime.deps,
+        value=_more_value(first),
+        team_id=stage.emu.team_id,
+        user_id=ALICE,
+        channel_id=stage.channel,
+        response_url=None,
+    )
+    assert len(stage.emu.ephemerals(ALICE, stage.channel)) == shown
+    assert _list_message(stage, ALICE, "Your recent runs")["blocks"] == second["blocks"]
+
+    third = _press_more(stage, ALICE, "Your recent runs")
+    assert _numbers(third) == [21, 22, 23]
+    assert "That's all" in json.dumps(third) and "More" not in json.dumps(third)
+
+    shown_texts = [line.rsplit("\n", 1)[1] for m in (first, second, third) for line in _lines(m)]
+    assert sorted(shown_texts) == sorted(f"idea {n}" for n in range(23))  # each run once
+    assert shown_texts[0] == "idea 22"  # newest first
 
 
 def test_an_empty_last_page_ends_the_list_and_keeps_what_was_shown(stage: Stage) -> None:
@@ -157,6 +181,18 @@ def test_an_empty_last_page_ends_the_list_and_keeps_what_was_shown(stage: Stage)
     assert "No runs yet" not in text and "That's all" in text
     assert _lines(end) == _lines(first)  # the runs stay, numbered as they were
     assert "History 7" in text  # the brief's run (finished) still opens its history
+
+    # the ended list's old More button does nothing
+    assert stage.runtime is not None
+    lists.more(
+        stage.runtime.deps,
+        value=_more_value(first),
+        team_id=stage.emu.team_id,
+        user_id=ALICE,
+        channel_id=stage.channel,
+        response_url=None,
+    )
+    assert _list_message(stage, ALICE, "Your recent runs")["blocks"] == end["blocks"]
 
     stage.sandbox.faults.short_pages = 0
     listing = _command(stage, ALICE, "runs", "Your recent runs")
