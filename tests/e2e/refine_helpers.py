@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Thread
-from suggestbot.slackapp.flows import linking
+from suggestbot.slackapp.blocks.results import Message
+from suggestbot.slackapp.flows import linking, slackio, threads
 from suggestbot.stage import Stage, wait_for
 
 
@@ -147,3 +148,29 @@ def thread_of_head(stage: Stage, suggestion_id: str) -> Thread:
         if item.head_suggestion_id == suggestion_id:
             return client.get_thread(thread_id=item.id)
     raise AssertionError(f"no service thread has {suggestion_id} as its head")
+
+
+def shared_ready_made_thread(stage: Stage) -> tuple[str, list[str]]:
+    """A root of ready-made content (no creator, so every user may refine it), bound with the
+    generic binding API the way sharing inspiration binds its roots."""
+    assert stage.runtime is not None and stage.sandbox.demo is not None
+    deps = stage.runtime.deps
+    demo = stage.sandbox.demo
+    [newest, *_] = service(stage).get_inspiration(
+        segment_id=demo.segment_id, use_case_id=demo.use_case_id, locale="en"
+    )
+    root = Message(text="Ready-made for Weekend Hikers", blocks=[])
+    ts = slackio.post(deps, channel=stage.channel, message=root)
+    threads.bind_thread(
+        deps,
+        threads.new_binding(
+            team_id=stage.emu.team_id,
+            channel=stage.channel,
+            thread_ts=ts,
+            suggestions=[threads.bound(s) for s in newest.suggestions],
+            origin="inspiration",
+            segment_id=newest.segment_id,
+            use_case_id=newest.use_case_id,
+        ),
+    )
+    return ts, [s.id for s in newest.suggestions]

@@ -12,48 +12,22 @@ from refine_helpers import (
     ephemeral_text,
     refinement_runs,
     reply,
-    service,
+    shared_ready_made_thread,
     thread_messages,
     wait_ephemeral_with,
     wait_turn,
 )
 
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import slackio, threads
+from suggestbot.slackapp.flows import slackio
 from suggestbot.slackemu import BOT_ID, BOT_USER_ID
 from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
-
-
-def _shared_ready_made_thread(stage: Stage) -> tuple[str, list[str]]:
-    """A root of ready-made content (no creator, so every user may refine it), bound with the
-    generic binding API the way sharing inspiration binds its roots."""
-    assert stage.runtime is not None and stage.sandbox.demo is not None
-    deps = stage.runtime.deps
-    demo = stage.sandbox.demo
-    [newest, *_] = service(stage).get_inspiration(
-        segment_id=demo.segment_id, use_case_id=demo.use_case_id, locale="en"
-    )
-    root = Message(text="Ready-made for Weekend Hikers", blocks=[])
-    ts = slackio.post(deps, channel=stage.channel, message=root)
-    threads.bind_thread(
-        deps,
-        threads.new_binding(
-            team_id=stage.emu.team_id,
-            channel=stage.channel,
-            thread_ts=ts,
-            suggestions=[threads.bound(s) for s in newest.suggestions],
-            origin="inspiration",
-            segment_id=newest.segment_id,
-            use_case_id=newest.use_case_id,
-        ),
-    )
-    return ts, [s.id for s in newest.suggestions]
 
 
 def test_each_reply_runs_with_the_repliers_own_account(stage: Stage) -> None:
     bruno_service_id = connect_as_new_service_user(stage, BRUNO)
     alice_service_id = connect_as_new_service_user(stage, ALICE)
-    ts, variant_ids = _shared_ready_made_thread(stage)
+    ts, variant_ids = shared_ready_made_thread(stage)
 
     reply(stage, BRUNO, ts, "1: kürzer bitte")
     wait_turn(stage, ts, 2)
@@ -88,7 +62,7 @@ def test_a_parent_the_replier_cannot_see_is_explained_not_failed(stage: Stage) -
 
 
 def test_unlinked_replier_is_asked_to_connect_and_resends_with_one_click(stage: Stage) -> None:
-    ts, _ = _shared_ready_made_thread(stage)
+    ts, _ = shared_ready_made_thread(stage)
     reply(stage, CAROL, ts, "2: mention the rain jackets")
     prompt = wait_ephemeral_with(stage, CAROL, "connect")
     assert prompt.get("thread_ts") == ts

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.home import HomeData, build_home
+from suggestbot.slackapp.blocks.home import HomeData, ResultItem, build_home
 from suggestbot.slackapp.blocks.lists import (
     ITEMS_MAX,
     RunItem,
@@ -386,6 +386,39 @@ def test_thread_list_numbers_items_and_keeps_the_cursor_in_more() -> None:
     assert buttons[-1]["value"] == "threads|abc"
     assert "Unnamed thread" in str(message.blocks)
     _valid_message(message)
+
+
+def test_a_later_page_numbers_on_and_an_unfinished_search_is_not_nothing() -> None:
+    page = build_thread_list(lang="en", items=_threads(2), more_value=None, first=11)
+    assert [b["text"]["text"] for b in _buttons(page)] == ["History 11", "History 12"]
+    assert [b["text"]["text"][:5] for b in page.blocks if b["block_id"].startswith("item-")] == [
+        "*11.*",
+        "*12.*",
+    ]
+    assert "That's all" in str(page.blocks)
+    searching = build_run_list(lang="de", items=[], more_value="runs|list:x:1")
+    assert "Noch keine" not in str(searching.blocks) and "Mehr" in str(searching.blocks)
+    _valid_message(searching)
+
+
+def test_home_results_link_to_their_thread() -> None:
+    data = HomeData(
+        link_state="linked",
+        linked_since=1_700_000_000,
+        results=[
+            ResultItem(
+                text="Spring <launch>", failed=False, variants=3, created_at=1, link="https://x/p1"
+            ),
+            ResultItem(text="Autumn", failed=True, variants=0, created_at=1),
+            *[ResultItem(text="zzolder", failed=False, variants=1, created_at=1)] * 10,
+        ],
+    )
+    view = build_home(lang="en", data=data)
+    text = str(view["blocks"])
+    assert "3 variants ready" in text and "<https://x/p1|Open the thread>" in text
+    assert "Spring &lt;launch&gt;" in text  # what the user typed cannot become a link
+    assert ":x: failed" in text and text.count("zzolder") == 3  # at most five results
+    _valid_view(view)
 
 
 def test_lists_hold_within_a_message() -> None:

@@ -32,7 +32,7 @@ from suggestbot.contentapi import (
 )
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.jobs.watch_list import Due
-from suggestbot.slackapp.flows import brief, failures, results, turns
+from suggestbot.slackapp.flows import brief, failures, home, results, turns
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import Request
 
@@ -155,10 +155,12 @@ def settle(deps: Deps, request_id: str, run: GenerationRun, *, due_at: float | N
             turns.post_turn(deps, posting, run)
         elif posting:
             results.post_results(deps, posting, run)
+        home.refresh(deps, team_id=req.team_id, user_id=req.user_id)
         return
     if status is RunStatus.FAILED:
         code = run.error.code if run.error else "generation_failed"
         brief.fail(deps, request_id, code)
+        home.refresh(deps, team_id=req.team_id, user_id=req.user_id)
         return
     if _needs_settling(req, run):
         moved = deps.records.requests.update(

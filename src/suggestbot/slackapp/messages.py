@@ -438,6 +438,8 @@ _EN: dict[str, str] = {
     "lists.history": "History {n}",
     "lists.more": "More",
     "lists.end": "That's all.",
+    "lists.none_yet_more": "Nothing of yours among the newest ones read so far. "
+    "Press *More* to look further back.",
     "lists.loading": "Loading…",
     "lists.left_out": "{count} more not shown.",
     "lists.connect": "Connect your content service account first with `/suggest connect`.",
@@ -447,6 +449,7 @@ _EN: dict[str, str] = {
     "history.thread_intro": "*{name}* · {turns} {turns|turn|turns}, oldest first.",
     "history.turn_first": "*Turn {n}* · {when} · the original",
     "history.turn": "*Turn {n}* · {when}",
+    "history.turn_other": "*Turn {n}* · {when} · refined by someone else",
     "history.lineage_intro": "How this suggestion came about, original first ({steps} "
     "{steps|step|steps}).",
     "history.original": "*{n}.* Original (variant {variant}) · {when}",
@@ -464,6 +467,12 @@ _EN: dict[str, str] = {
     "home.refresh": "Refresh",
     "home.service_unavailable": "The content service could not be reached; runs and threads "
     "are missing below.",
+    "home.results": "*Recent results*",
+    "home.results_empty": "No finished briefs yet. Send one with `/suggest brief`.",
+    "home.result_line": "*{n}.* {status} · {when}\n{text}",
+    "home.result_ready": ":white_check_mark: {count} {count|variant|variants} ready",
+    "home.result_failed": ":x: failed",
+    "home.result_link": "<{link}|Open the thread>",
     "home.runs": "*Runs in progress*",
     "home.runs_empty": "Nothing is running.",
     "home.more_runs": "{count} more running.",
@@ -952,6 +961,8 @@ _DE: dict[str, str] = {
     "lists.history": "Verlauf {n}",
     "lists.more": "Mehr",
     "lists.end": "Das ist alles.",
+    "lists.none_yet_more": "Unter den bisher gelesenen neuesten Einträgen ist nichts von dir. "
+    "Drücke *Mehr*, um weiter zurückzuschauen.",
     "lists.loading": "Wird geladen…",
     "lists.left_out": "{count} weitere nicht angezeigt.",
     "lists.connect": "Verknüpfe zuerst dein Konto beim Content-Dienst mit `/suggest connect`.",
@@ -962,6 +973,7 @@ _DE: dict[str, str] = {
     "history.thread_intro": "*{name}* · {turns} {turns|Runde|Runden}, älteste zuerst.",
     "history.turn_first": "*Runde {n}* · {when} · das Original",
     "history.turn": "*Runde {n}* · {when}",
+    "history.turn_other": "*Runde {n}* · {when} · von jemand anderem verfeinert",
     "history.lineage_intro": "Wie dieser Vorschlag entstand, Original zuerst ({steps} "
     "{steps|Schritt|Schritte}).",
     "history.original": "*{n}.* Original (Variante {variant}) · {when}",
@@ -981,9 +993,15 @@ _DE: dict[str, str] = {
     "home.refresh": "Aktualisieren",
     "home.service_unavailable": "Der Content-Dienst war nicht erreichbar; Läufe und Threads "
     "fehlen unten.",
+    "home.results": "*Neueste Ergebnisse*",
+    "home.results_empty": "Noch keine fertigen Briefings. Sende eines mit `/suggest brief`.",
+    "home.result_line": "*{n}.* {status} · {when}\n{text}",
+    "home.result_ready": ":white_check_mark: {count} {count|Variante|Varianten} fertig",
+    "home.result_failed": ":x: fehlgeschlagen",
+    "home.result_link": "<{link}|Zum Thread>",
     "home.runs": "*Laufende Läufe*",
     "home.runs_empty": "Gerade läuft nichts.",
-    "home.more_runs": "{count} weitere laufen.",
+    "home.more_runs": "{count} {count|weiterer läuft|weitere laufen}.",
     "home.threads": "*Letzte Threads*",
     "home.threads_empty": "Noch keine Threads.",
     "home.more_threads": "Mehr mit `/suggest threads`.",

@@ -1,4 +1,4 @@
-"""The App Home tab: link state, runs in progress, recent threads, digests, help.
+"""The App Home tab: link state, recent results, runs in progress, recent threads, digests, help.
 
 A Home view holds at most 100 blocks; every list here is capped, and what does not fit is
 counted in one line instead.
@@ -23,14 +23,33 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from slack_sdk.models.views import View
 
 from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.lists import RunItem, ThreadItem, run_line, slack_date, thread_line
-from suggestbot.slackapp.blocks.text import SECTION_TEXT_MAX
+from suggestbot.slackapp.blocks.lists import (
+    RunItem,
+    ThreadItem,
+    excerpt,
+    run_line,
+    slack_date,
+    thread_line,
+)
+from suggestbot.slackapp.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
 from suggestbot.slackapp.messages import t
 
 HOME_BLOCKS_MAX = 100
+RESULTS_SHOWN = 5
 RUNS_SHOWN = 10
 THREADS_SHOWN = 10
 DIGESTS_SHOWN = 20
+
+
+@dataclass(frozen=True)
+class ResultItem:
+    """A finished brief: what was asked, how it ended, and a link to its Slack thread."""
+
+    text: str
+    failed: bool
+    variants: int
+    created_at: int  # epoch seconds
+    link: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +58,7 @@ class HomeData:
 
     link_state: str  # "linked", "expired" or "unlinked"
     linked_since: int | None = None
+    results: Sequence[ResultItem] = ()
     runs: Sequence[RunItem] = ()
     threads: Sequence[ThreadItem] = ()
     digests: Sequence[str] = ()  # one mrkdwn line each, already escaped
@@ -53,6 +73,25 @@ def _section(block_id: str, text: str) -> SectionBlock:
 
 def _context(block_id: str, text: str) -> ContextBlock:
     return ContextBlock(block_id=block_id, elements=[MarkdownTextObject(text=text)])
+
+
+def result_line(item: ResultItem, lang: str, *, number: int) -> str:
+    status = (
+        t("home.result_failed", lang)
+        if item.failed
+        else t("home.result_ready", lang, count=item.variants)
+    )
+    line = t(
+        "home.result_line",
+        lang,
+        n=number,
+        status=status,
+        when=slack_date(item.created_at),
+        text=escape_mrkdwn(excerpt(item.text)),
+    )
+    if item.link:
+        line += "\n" + t("home.result_link", lang, link=item.link)
+    return line
 
 
 def _link_blocks(lang: str, data: HomeData) -> list[Block]:
@@ -91,6 +130,17 @@ def build_home(*, lang: str, data: HomeData) -> dict[str, Any]:
     ]
     if data.service_unavailable:
         blocks.append(_context("service", t("home.service_unavailable", lang)))
+
+    blocks += [
+        DividerBlock(block_id="results-divider"),
+        _section("results-title", t("home.results", lang)),
+    ]
+    results = list(data.results[:RESULTS_SHOWN])
+    if not results:
+        blocks.append(_context("results-empty", t("home.results_empty", lang)))
+    blocks += [
+        _section(f"result-{i}", result_line(r, lang, number=i + 1)) for i, r in enumerate(results)
+    ]
 
     blocks += [DividerBlock(block_id="runs-divider"), _section("runs-title", t("home.runs", lang))]
     runs = list(data.runs[:RUNS_SHOWN])

@@ -33,6 +33,7 @@ class ThreadItem:
     root_origin: str
     turn_count: int
     updated_at: int  # epoch seconds
+    created_at: int = 0  # the listing's order (newest first)
 
 
 @dataclass(frozen=True)
@@ -100,16 +101,19 @@ def _page(
     lines: Sequence[tuple[str, str | None]],
     action_id: str,
     more_value: str | None,
+    first: int,
 ) -> Message:
     title = t(title_key, lang)
     blocks: list[Block] = [HeaderBlock(block_id="title", text=PlainTextObject(text=title))]
     if not lines:
-        blocks.append(
-            SectionBlock(block_id="empty", text=MarkdownTextObject(text=t(empty_key, lang)))
-        )
+        # Nothing of the user's among the pages read so far is not "nothing" while more remain.
+        text = t("lists.none_yet_more" if more_value else empty_key, lang)
+        blocks.append(SectionBlock(block_id="empty", text=MarkdownTextObject(text=text)))
     for i, (line, value) in enumerate(lines[:ITEMS_MAX]):
         accessory = (
-            ButtonElement(text=t("lists.history", lang, n=i + 1), action_id=action_id, value=value)
+            ButtonElement(
+                text=t("lists.history", lang, n=first + i), action_id=action_id, value=value
+            )
             if value
             else None
         )
@@ -136,28 +140,36 @@ def _page(
     return Message(text=title, blocks=[b.to_dict() for b in blocks])
 
 
-def build_thread_list(*, lang: str, items: Sequence[ThreadItem], more_value: str | None) -> Message:
-    """A page of threads; ``more_value`` (the next cursor, kept by the More button) or None."""
+def build_thread_list(
+    *, lang: str, items: Sequence[ThreadItem], more_value: str | None, first: int = 1
+) -> Message:
+    """A page of threads numbered from ``first`` (numbers continue across pages);
+    ``more_value`` is the More button's value, or None at the end of the list."""
     return _page(
         lang=lang,
         title_key="lists.threads_title",
         empty_key="lists.threads_empty",
-        lines=[(thread_line(item, lang, number=n), item.id) for n, item in enumerate(items, 1)],
+        lines=[(thread_line(item, lang, number=n), item.id) for n, item in enumerate(items, first)],
         action_id=ids.ACTION_THREAD_HISTORY,
         more_value=more_value,
+        first=first,
     )
 
 
-def build_run_list(*, lang: str, items: Sequence[RunItem], more_value: str | None) -> Message:
-    """A page of runs; finished ones open their history (a lineage, or the set's variants)."""
+def build_run_list(
+    *, lang: str, items: Sequence[RunItem], more_value: str | None, first: int = 1
+) -> Message:
+    """A page of runs numbered from ``first``; finished ones open their history (a lineage,
+    or the set's variants)."""
     return _page(
         lang=lang,
         title_key="lists.runs_title",
         empty_key="lists.runs_empty",
         lines=[
             (run_line(item, lang, number=n), item.id if item.history else None)
-            for n, item in enumerate(items, 1)
+            for n, item in enumerate(items, first)
         ],
         action_id=ids.ACTION_RUN_HISTORY,
         more_value=more_value,
+        first=first,
     )

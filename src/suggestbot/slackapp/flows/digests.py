@@ -20,7 +20,7 @@ from suggestbot.slackapp.blocks.inspiration import (
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.flows import interactions, slackio
+from suggestbot.slackapp.flows import home, interactions, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.digest_schedule import Schedule, from_epoch, next_fire
 from suggestbot.slackapp.flows.inspiration import (
@@ -85,6 +85,7 @@ def create(
         )
         if deps.records.digests.put_if_absent(digest.id, digest):
             log.info("digest %s created for channel %s", digest.id, channel_id)
+            home.refresh(deps, team_id=team_id, user_id=user_id)
             return digest
         if wanted is not None:
             earlier = deps.records.digests.get(wanted)
@@ -190,6 +191,7 @@ def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> Non
         return
     key = "digest.paused" if paused else "digest.resumed"
     say(deps, asker, key, id=updated.id, channel=updated.channel_id)
+    home.refresh(deps, team_id=updated.team_id, user_id=updated.created_by)
 
 
 def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
@@ -207,6 +209,7 @@ def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
         use_case=escape_mrkdwn(digest.use_case_name),
         channel=digest.channel_id,
     )
+    home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
 
 
 def render(
@@ -297,6 +300,7 @@ def pause_unreachable(deps: Deps, digest_id: str, error: str) -> bool:
     digest = deps.records.digests.update(digest_id, change)
     if digest is None or not changed[0]:
         return False
+    home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
     log.warning("digest %s paused: channel %s answered %s", digest.id, digest.channel_id, error)
     lang = deps.lang_of(digest.created_by)
     text = t(

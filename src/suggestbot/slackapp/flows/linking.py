@@ -18,6 +18,7 @@ from suggestbot.contentapi import (
     UserTokenRejected,
 )
 from suggestbot.logs import register_secret
+from suggestbot.slackapp.flows import yours
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import LinkedUser, user_key
 
@@ -37,8 +38,9 @@ def verify_and_link(deps: Deps, *, team_id: str, user_id: str, token: str) -> Li
     if not token:
         return LinkResult.EMPTY
     register_secret(token)
+    client = deps.content.as_user(token)
     try:
-        deps.content.as_user(token).list_use_cases()
+        client.list_use_cases()
     except (UserTokenRejected, Unauthorized):
         log.info("user %s offered a token the service rejected", user_id)
         return LinkResult.REJECTED
@@ -57,6 +59,8 @@ def verify_and_link(deps: Deps, *, team_id: str, user_id: str, token: str) -> Li
         ),
     )
     log.info("user %s linked their account", user_id)
+    # Whose account this is, learnt now rather than from a first run made through the app.
+    yours.learn_service_user(deps, client, team_id=team_id, user_id=user_id)
     return LinkResult.LINKED
 
 

@@ -1,20 +1,25 @@
-"""``/suggest threads`` and ``/suggest runs``: the user's recent threads and runs, and histories.
+"""``/suggest threads`` and ``/suggest runs``: the user's own threads and runs, page by page.
 
-Everything is read with the user's own token, so each person sees what the service lets them
-see. Pages follow the service's cursor: the "More" button keeps it (or, when it is too long for
-a button, a reference to it in the store) and the next page replaces the message pressed.
+Everything is read with the user's own token, and only what is the user's own is listed
+(``flows.yours``). Pages follow the service's cursor. Its pages may overlap and may end with an
+empty page, so each list message keeps its state in the store (cursor, ids shown, how many):
+More never repeats an item, numbers go on across pages, and an empty last page ends the list
+("That's all") while still showing the last items.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 import uuid
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from pydantic import BaseModel, Field
 
 from suggestbot.contentapi import (
     ContentApiError,
     ContentClient,
-    EmailPayload,
     GenerationRun,
     NotFound,
     Thread,
@@ -25,28 +30,54 @@ from suggestbot.slackapp.blocks.lists import (
     ThreadItem,
     build_run_list,
     build_thread_list,
-    excerpt,
-    slack_date,
 )
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.blocks.thread_modals import build_history_modal
-from suggestbot.slackapp.blocks.turns import quote
-from suggestbot.slackapp.flows import slackio
+from suggestbot.slackapp.flows import slackio, yours
 from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import user_key
+from suggestbot.slackapp.flows.records import Table, user_key
 from suggestbot.slackapp.flows.refine import respond
 from suggestbot.slackapp.messages import t
 
 log = logging.getLogger(__name__)
 
 PAGE_SIZE = 10
-SERVICE_USERS_TABLE = "service_users"
-CURSORS_TABLE = "list_cursors"
-# A button's value holds 2,000 characters; a longer cursor is kept in the store instead.
-CURSOR_IN_BUTTON_MAX = 1800
+# One press reads at most this many of the service's pages to fill a page of the user's own.
+FETCHES_PER_PAGE = 5
+# How many creator-less threads the user refined are read (newest first) for their lists.
+REFINED_READ_MAX = 20
+LISTS_TABLE = "list_pages"
+LEGACY_CURSORS_TABLE = "list_cursors"  # More buttons posted before list state was kept
+KEEP_LIST_S = 2 * 24 * 3600
 THREADS, RUNS = "threads", "runs"
+Item = ThreadItem | RunItem
+
+
+class ListState(BaseModel):
+    """One list message's paging state, kept in the store (a button value is too small).
+
+    ``page`` names the page the message shows; a More press carries it, so a second press of
+    the same button (or a stale copy) cannot skip a page. ``last`` is what the message shows,
+    so an empty final page can end the list without hiding it.
+    """
+
+    kind: str
+    team_id: str
+    user_id: str
+    cursor: str | None = None
+    creator: str | None = None
+    pending: list[dict[str, Any]] = Field(default_factory=list)  # ThreadItems (``Cursor``)
+    page: int = 1
+    ended: bool = False
+    claim: str | None = None
+    shown_ids: list[str] = Field(default_factory=list)
+    shown_count: int = 0
+    last: list[dict[str, Any]] = Field(default_factory=list)
+    created_at: float = Field(default_factory=time.time)
+
+
+def _lists(deps: Deps) -> Table[ListState]:
+    return Table(deps.records.store, LISTS_TABLE, ListState)
 
 
 def user_client(deps: Deps, *, team_id: str, user_id: str) -> ContentClient | None:
@@ -57,24 +88,6 @@ def user_client(deps: Deps, *, team_id: str, user_id: str) -> ContentClient | No
     return deps.content.as_user(deps.vault.decrypt(user.token_enc))
 
 
-def service_user_id(deps: Deps, client: ContentClient, *, team_id: str, user_id: str) -> str | None:
-    """The user's id in the service (for the ``created_by`` filter), learnt from one of their
-    runs and kept; None until they have created a run."""
-    key = user_key(team_id, user_id)
-    known = deps.records.store.get(SERVICE_USERS_TABLE, key)
-    if known and known.get("id"):
-        return str(known["id"])
-    try:
-        page = client.list_runs_page(limit=1)
-    except ContentApiError:
-        return None
-    if not page.items:
-        return None
-    found = page.items[0].created_by
-    deps.records.store.put(SERVICE_USERS_TABLE, key, {"id": found})
-    return found
-
-
 def thread_item(thread: Thread) -> ThreadItem:
     return ThreadItem(
         id=thread.id,
@@ -82,6 +95,7 @@ def thread_item(thread: Thread) -> ThreadItem:
         root_origin=thread.root_origin,
         turn_count=thread.turn_count,
         updated_at=int(thread.updated_at.timestamp()),
+        created_at=int(thread.created_at.timestamp()),
     )
 
 
@@ -101,25 +115,143 @@ def run_item(run: GenerationRun) -> RunItem:
     )
 
 
-def _more_value(deps: Deps, kind: str, cursor: str | None) -> str | None:
-    if not cursor:
-        return None
-    if len(cursor) <= CURSOR_IN_BUTTON_MAX:
-        return f"{kind}|{cursor}"
-    ref = uuid.uuid4().hex
-    deps.records.store.put(CURSORS_TABLE, ref, {"cursor": cursor})
-    return f"{kind}|ref:{ref}"
+@dataclass
+class Cursor:
+    """Where a list of the user's own goes on.
+
+    ``service`` is the listing's cursor, ``creator`` the ``created_by`` filter the list was
+    started with (kept: a cursor belongs to its filter), and ``pending`` (threads) the
+    creator-less threads the user refined and the filtered listing leaves out, newest first,
+    merged in by the listing's order.
+    """
+
+    service: str | None
+    creator: str | None = None
+    pending: list[ThreadItem] = field(default_factory=list)
+
+    @property
+    def ended(self) -> bool:
+        return self.service is None and not self.pending
 
 
-def parse_more(deps: Deps, value: str) -> tuple[str, str] | None:
-    """``(kind, cursor)`` from a More button's value."""
-    kind, _, cursor = value.partition("|")
-    if kind not in (THREADS, RUNS) or not cursor:
-        return None
-    if cursor.startswith("ref:"):
-        kept = deps.records.store.get(CURSORS_TABLE, cursor.removeprefix("ref:"))
-        return (kind, str(kept["cursor"])) if kept else None
-    return kind, cursor
+def refined_elsewhere(
+    deps: Deps, client: ContentClient, *, team_id: str, user_id: str
+) -> list[ThreadItem]:
+    """The creator-less threads this user refined through the app, newest first."""
+    found = []
+    newest = yours.refined_threads(deps, team_id=team_id, user_id=user_id)[:REFINED_READ_MAX]
+    for thread_id in newest:
+        try:
+            thread = client.get_thread(thread_id=thread_id)
+        except NotFound:
+            continue
+        if thread.root_origin not in yours.OWNED_ORIGINS:
+            found.append(thread_item(thread))
+    return sorted(found, key=lambda item: item.created_at, reverse=True)
+
+
+def start_cursor(
+    deps: Deps, client: ContentClient, *, kind: str, team_id: str, user_id: str
+) -> Cursor:
+    """Where a new list starts: the newest items, filtered by the user's service id if known.
+
+    Without the id (nobody can have made a run yet) the unfiltered listing is filtered here
+    instead (``flows.yours``).
+    """
+    creator = yours.learn_service_user(deps, client, team_id=team_id, user_id=user_id)
+    if kind == THREADS and creator:
+        pending = refined_elsewhere(deps, client, team_id=team_id, user_id=user_id)
+        return Cursor(None, creator, pending)
+    return Cursor(None, creator)
+
+
+def collect(
+    deps: Deps,
+    client: ContentClient,
+    *,
+    kind: str,
+    team_id: str,
+    user_id: str,
+    cursor: Cursor,
+    first: bool,
+    seen: set[str],
+    want: int = PAGE_SIZE,
+) -> tuple[list[Item], Cursor]:
+    """Up to ``want`` of the user's own threads or runs from ``cursor`` on (``first``: from
+    the newest), none in ``seen`` (which grows); returns them and where to go on from."""
+    creator = cursor.creator
+    refined = frozenset(
+        [] if creator else yours.refined_threads(deps, team_id=team_id, user_id=user_id)
+    )
+    found: list[Item] = []
+    service = cursor.service
+    listing_ended = not first and service is None
+    fetches = 0
+    while not listing_ended and len(found) < want and fetches < FETCHES_PER_PAGE:
+        need = want - len(found)
+        new: list[Item]
+        if kind == THREADS:
+            threads_page = client.list_threads_page(cursor=service, created_by=creator, limit=need)
+            new = [
+                thread_item(th)
+                for th in threads_page.items
+                if creator or yours.is_yours(th, refined=refined)
+            ]
+            service = threads_page.next_cursor
+        else:
+            runs_page = client.list_runs_page(cursor=service, created_by=creator, limit=need)
+            new = [run_item(r) for r in runs_page.items]
+            service = runs_page.next_cursor
+        fetches += 1
+        listing_ended = service is None
+        for item in new:
+            if item.id not in seen:
+                seen.add(item.id)
+                found.append(item)
+    pending = [p for p in cursor.pending if p.id not in seen]
+    if pending and (found or listing_ended):
+        # Merge in the creator-less threads at least as new as the oldest thread listed here
+        # (all that are left once the listing has ended).
+        oldest = min(i.created_at for i in found if isinstance(i, ThreadItem)) if found else 0
+        placed = [p for p in pending if listing_ended or p.created_at >= oldest]
+        seen.update(p.id for p in placed)
+        found = sorted(
+            [*found, *placed],
+            key=lambda i: i.created_at if isinstance(i, ThreadItem) else 0,
+            reverse=True,
+        )
+        pending = [p for p in pending if p not in placed]
+    return found, Cursor(service, creator, pending)
+
+
+def _items_of(kind: str, raw: list[dict[str, Any]]) -> list[Item]:
+    model = ThreadItem if kind == THREADS else RunItem
+    return [model(**entry) for entry in raw]
+
+
+def _render(
+    lang: str, kind: str, items: list[Item], *, first: int, more_value: str | None
+) -> Message:
+    if kind == THREADS:
+        threads = [i for i in items if isinstance(i, ThreadItem)]
+        return build_thread_list(lang=lang, items=threads, more_value=more_value, first=first)
+    runs = [i for i in items if isinstance(i, RunItem)]
+    return build_run_list(lang=lang, items=runs, more_value=more_value, first=first)
+
+
+def _more_value(kind: str, list_id: str, state: ListState) -> str | None:
+    return None if state.ended else f"{kind}|list:{list_id}:{state.page}"
+
+
+def _message_of(lang: str, list_id: str, state: ListState) -> Message:
+    shown = _items_of(state.kind, state.last)
+    return _render(
+        lang,
+        state.kind,
+        shown,
+        first=state.shown_count - len(shown) + 1,
+        more_value=_more_value(state.kind, list_id, state),
+    )
 
 
 def _deliver(
@@ -142,25 +274,65 @@ def _deliver(
     )
 
 
-def page_message(
-    deps: Deps, client: ContentClient, *, kind: str, team_id: str, user_id: str, cursor: str | None
+def _failure_notice(exc: ContentApiError, *, kind: str, user_id: str, lang: str) -> Message:
+    if isinstance(exc, UserTokenRejected):
+        return build_notice(lang=lang, text=t("connect.expired", lang))
+    log.warning("listing %s for %s failed: %s", kind, user_id, exc)
+    return build_notice(lang=lang, text=t("lists.unavailable", lang))
+
+
+def _forget_old_lists(deps: Deps) -> None:
+    cutoff = time.time() - KEEP_LIST_S
+    table = _lists(deps)
+    for key, raw in list(deps.records.store.items(LISTS_TABLE)):
+        if float(raw.get("created_at") or 0) < cutoff:
+            table.delete(key)
+
+
+def _start(
+    deps: Deps, *, kind: str, team_id: str, user_id: str, legacy_cursor: str | None = None
 ) -> Message:
-    """One page of the user's threads or runs, newest first."""
+    """A new list message from the newest items (or an old More button's cursor), its state
+    kept for More."""
     lang = deps.lang_of(user_id)
-    if kind == THREADS:
-        creator = service_user_id(deps, client, team_id=team_id, user_id=user_id)
-        threads_page = client.list_threads_page(cursor=cursor, created_by=creator, limit=PAGE_SIZE)
-        return build_thread_list(
-            lang=lang,
-            items=[thread_item(th) for th in threads_page.items],
-            more_value=_more_value(deps, THREADS, threads_page.next_cursor),
+    client = user_client(deps, team_id=team_id, user_id=user_id)
+    if client is None:
+        return build_notice(lang=lang, text=t("lists.connect", lang))
+    seen: set[str] = set()
+    try:
+        if legacy_cursor is None:
+            cursor = start_cursor(deps, client, kind=kind, team_id=team_id, user_id=user_id)
+        else:
+            cursor = Cursor(legacy_cursor)  # read as it was: without a filter
+        items, after = collect(
+            deps,
+            client,
+            kind=kind,
+            team_id=team_id,
+            user_id=user_id,
+            cursor=cursor,
+            first=True,
+            seen=seen,
         )
-    runs_page = client.list_runs_page(cursor=cursor, limit=PAGE_SIZE)
-    return build_run_list(
-        lang=lang,
-        items=[run_item(r) for r in runs_page.items],
-        more_value=_more_value(deps, RUNS, runs_page.next_cursor),
+    except ContentApiError as exc:
+        return _failure_notice(exc, kind=kind, user_id=user_id, lang=lang)
+    state = ListState(
+        kind=kind,
+        team_id=team_id,
+        user_id=user_id,
+        cursor=after.service,
+        creator=after.creator,
+        pending=[asdict(i) for i in after.pending],
+        ended=after.ended,
+        shown_ids=sorted(seen),
+        shown_count=len(items),
+        last=[asdict(i) for i in items],
     )
+    list_id = uuid.uuid4().hex
+    if not state.ended:
+        _forget_old_lists(deps)
+        _lists(deps).put(list_id, state)
+    return _message_of(lang, list_id, state)
 
 
 def show(
@@ -171,24 +343,99 @@ def show(
     user_id: str,
     channel_id: str,
     response_url: str | None,
-    cursor: str | None = None,
-    replace: bool = False,
 ) -> None:
-    """Show a page of the user's threads or runs to them (the next page replaces the last)."""
-    lang = deps.lang_of(user_id)
-    client = user_client(deps, team_id=team_id, user_id=user_id)
+    """Show the first page of the user's own threads or runs to them."""
+    message = _start(deps, kind=kind, team_id=team_id, user_id=user_id)
+    _deliver(
+        deps,
+        user_id=user_id,
+        channel_id=channel_id,
+        message=message,
+        response_url=response_url,
+        replace=False,
+    )
+
+
+def _claim(deps: Deps, list_id: str, *, page: int, user_id: str) -> ListState | None:
+    """Take one More press of ``page``: only the first press of a page's button goes on."""
+    mine = uuid.uuid4().hex
+
+    def take(state: ListState) -> ListState:
+        if state.page != page or state.ended or state.claim or state.user_id != user_id:
+            return state
+        return state.model_copy(update={"claim": mine})
+
+    taken = _lists(deps).update(list_id, take)
+    return taken if taken is not None and taken.claim == mine else None
+
+
+def _next_page(deps: Deps, list_id: str, state: ListState) -> tuple[Message, bool]:
+    """The list message's next page (True: it replaces the list), or a notice beside it."""
+    lang = deps.lang_of(state.user_id)
+    client = user_client(deps, team_id=state.team_id, user_id=state.user_id)
     if client is None:
-        message = build_notice(lang=lang, text=t("lists.connect", lang))
+        _lists(deps).update(list_id, lambda s: s.model_copy(update={"claim": None}))
+        return build_notice(lang=lang, text=t("lists.connect", lang)), False
+    seen = set(state.shown_ids)
+    try:
+        items, after = collect(
+            deps,
+            client,
+            kind=state.kind,
+            team_id=state.team_id,
+            user_id=state.user_id,
+            cursor=Cursor(
+                state.cursor, state.creator, [ThreadItem(**raw) for raw in state.pending]
+            ),
+            first=False,
+            seen=seen,
+        )
+    except ContentApiError as exc:
+        _lists(deps).update(list_id, lambda s: s.model_copy(update={"claim": None}))
+        return _failure_notice(exc, kind=state.kind, user_id=state.user_id, lang=lang), False
+    changes: dict[str, Any] = {
+        "cursor": after.service,
+        "pending": [asdict(i) for i in after.pending],
+        "ended": after.ended,
+        "claim": None,
+        "page": state.page + 1,
+        "shown_ids": sorted(seen),
+    }
+    if items:  # else the message keeps showing what it showed, and says whether more may come
+        changes.update(shown_count=state.shown_count + len(items), last=[asdict(i) for i in items])
+    moved = state.model_copy(update=changes)
+    _lists(deps).put(list_id, moved)
+    return _message_of(lang, list_id, moved), True
+
+
+def more(
+    deps: Deps,
+    *,
+    value: str,
+    team_id: str,
+    user_id: str,
+    channel_id: str,
+    response_url: str | None,
+) -> None:
+    """A press of More: the next page of the user's own items replaces the list message,
+    numbered on from the last page and with nothing already shown in it repeated."""
+    kind, _, rest = value.partition("|")
+    if kind not in (THREADS, RUNS) or not rest:
+        return
+    if not rest.startswith("list:"):
+        legacy = _legacy_cursor(deps, rest)
+        if legacy is None:
+            return
+        message = _start(deps, kind=kind, team_id=team_id, user_id=user_id, legacy_cursor=legacy)
+        replace = True
     else:
-        try:
-            message = page_message(
-                deps, client, kind=kind, team_id=team_id, user_id=user_id, cursor=cursor
-            )
-        except UserTokenRejected:
-            message = build_notice(lang=lang, text=t("connect.expired", lang))
-        except ContentApiError as exc:
-            log.warning("listing %s for %s failed: %s", kind, user_id, exc)
-            message = build_notice(lang=lang, text=t("lists.unavailable", lang))
+        list_id, _, page = rest.removeprefix("list:").rpartition(":")
+        state = _claim(deps, list_id, page=int(page) if page.isdigit() else -1, user_id=user_id)
+        if state is None:
+            log.info("a More press of %s was already handled or is stale", user_id)
+            return
+        # A failure is told beside the list, which keeps what it shows.
+        message, replace = _next_page(deps, list_id, state)
     _deliver(
         deps,
         user_id=user_id,
@@ -199,150 +446,8 @@ def show(
     )
 
 
-# ---------------------------------------------------------------- histories
-
-
-class _NotLinked(Exception):
-    """Histories are read as the user; without a link there is nothing to read as."""
-
-
-def thread_history_entries(thread: Thread, lang: str) -> list[str]:
-    """A thread's turns, oldest first, each with the instruction that produced it."""
-    entries = []
-    for turn in sorted(thread.turns or [], key=lambda turn: turn.version):
-        when = slack_date(int(turn.generated_at.timestamp()))
-        if turn.instruction is None:
-            entries.append(t("history.turn_first", lang, n=turn.version, when=when))
-        else:
-            entries.append(
-                t("history.turn", lang, n=turn.version, when=when) + "\n" + quote(turn.instruction)
-            )
-    return entries
-
-
-def lineage_entries(suggestion: Any, run: GenerationRun, lang: str) -> list[str]:
-    """A refined suggestion's history, original first, ending with the run's own instruction."""
-    earlier = list(reversed(suggestion.lineage or []))
-    entries = []
-    for step, summary in enumerate(earlier, start=1):
-        when = slack_date(int(summary.created_at.timestamp()))
-        if summary.instruction is None:
-            entries.append(
-                t(
-                    "history.original",
-                    lang,
-                    n=step,
-                    when=when,
-                    variant=summary.variant_no,
-                )
-            )
-        else:
-            entries.append(
-                t("history.step", lang, n=step, when=when) + "\n" + quote(summary.instruction)
-            )
-    when = slack_date(int(run.created_at.timestamp()))
-    entries.append(
-        t("history.now", lang, n=len(earlier) + 1, when=when) + "\n" + quote(run_text(run))
-    )
-    return entries
-
-
-def set_entries(variants: Any, lang: str) -> list[str]:
-    entries = []
-    for suggestion in variants:
-        payload = suggestion.payload
-        kind = t(f"variant.kind.{suggestion.kind.value}", lang)
-        if isinstance(payload, EmailPayload):
-            text = f"{payload.subject} — {payload.body}"
-        else:
-            text = payload.body
-        entries.append(
-            t("history.variant", lang, n=suggestion.variant_no, kind=kind)
-            + "\n"
-            + escape_mrkdwn(excerpt(text, 300))
-        )
-    return entries
-
-
-def _open_loading(deps: Deps, *, trigger_id: str, lang: str, title_key: str) -> str:
-    loading = build_history_modal(
-        lang=lang, title_key=title_key, intro="", entries=[], loading=True
-    )
-    opened: Any = deps.slack.views_open(trigger_id=trigger_id, view=loading)
-    return str(opened["view"]["id"])
-
-
-def open_thread_history(
-    deps: Deps, *, trigger_id: str, team_id: str, user_id: str, thread_id: str
-) -> None:
-    """A modal with the thread's turns, oldest first (``GET /v1/threads/{id}``)."""
-    lang = deps.lang_of(user_id)
-    view_id = _open_loading(
-        deps, trigger_id=trigger_id, lang=lang, title_key="history.thread_title"
-    )
-    client = user_client(deps, team_id=team_id, user_id=user_id)
-    intro = t("lists.connect", lang)
-    entries: list[str] = []
-    try:
-        if client is None:
-            raise _NotLinked
-        thread = client.get_thread(thread_id=thread_id)
-        name = escape_mrkdwn(thread.name) if thread.name else t("lists.unnamed", lang)
-        intro = t("history.thread_intro", lang, name=name, turns=thread.turn_count)
-        entries = thread_history_entries(thread, lang)
-    except _NotLinked:
-        pass
-    except NotFound:
-        intro = t("history.not_visible", lang)
-    except ContentApiError as exc:
-        log.warning("reading thread %s failed: %s", thread_id, exc)
-        intro = t("lists.unavailable", lang)
-    deps.slack.views_update(
-        view_id=view_id,
-        view=build_history_modal(
-            lang=lang, title_key="history.thread_title", intro=intro, entries=entries
-        ),
-    )
-
-
-def open_run_history(
-    deps: Deps, *, trigger_id: str, team_id: str, user_id: str, run_id: str
-) -> None:
-    """A modal with a run's result history: the lineage of a refinement (``expand=lineage``),
-    or the variants of a brief's set."""
-    lang = deps.lang_of(user_id)
-    view_id = _open_loading(deps, trigger_id=trigger_id, lang=lang, title_key="history.run_title")
-    client = user_client(deps, team_id=team_id, user_id=user_id)
-    intro = t("lists.connect", lang)
-    entries: list[str] = []
-    try:
-        if client is None:
-            raise _NotLinked
-        run = client.get_run(run_id=run_id)
-        if run.suggestion_id:
-            suggestion = client.get_suggestion(id=run.suggestion_id, lineage=True)
-            intro = t("history.lineage_intro", lang, steps=len(suggestion.lineage or []) + 1)
-            entries = lineage_entries(suggestion, run, lang)
-        elif run.suggestion_set_id:
-            found = client.get_suggestion_set(id=run.suggestion_set_id)
-            intro = (
-                t("history.set_intro", lang, count=len(found.suggestions))
-                + "\n"
-                + quote(run_text(run))
-            )
-            entries = set_entries(found.suggestions, lang)
-        else:
-            intro = t("history.no_result", lang)
-    except _NotLinked:
-        pass
-    except NotFound:
-        intro = t("history.not_visible", lang)
-    except ContentApiError as exc:
-        log.warning("reading run %s failed: %s", run_id, exc)
-        intro = t("lists.unavailable", lang)
-    deps.slack.views_update(
-        view_id=view_id,
-        view=build_history_modal(
-            lang=lang, title_key="history.run_title", intro=intro, entries=entries
-        ),
-    )
+def _legacy_cursor(deps: Deps, rest: str) -> str | None:
+    if rest.startswith("ref:"):
+        kept = deps.records.store.get(LEGACY_CURSORS_TABLE, rest.removeprefix("ref:"))
+        return str(kept["cursor"]) if kept else None
+    return rest

@@ -44,6 +44,9 @@ class LinkedUser(BaseModel):
     expired_at: float | None = None
     # Why it expired: the service rejected the token, or no configured key decrypts it.
     expired_reason: Literal["rejected", "unreadable"] | None = None
+    # The account's user id in the service (``created_by``), once known; kept with the link so
+    # that it goes with it.
+    service_user_id: str | None = None
 
 
 class PostedVariant(BaseModel):

@@ -18,7 +18,7 @@ from suggestbot.slackapp.blocks.modals import (
 )
 from suggestbot.slackapp.blocks.notices import build_help, build_notice, build_returned_text
 from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.flows import brief, linking, slackio
+from suggestbot.slackapp.flows import brief, home, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.records import HeldInput, user_key
 from suggestbot.slackapp.listeners.background import in_background
@@ -119,6 +119,8 @@ def _disconnect(deps: Deps, body: dict[str, Any], rest: str) -> None:
     removed = linking.unlink(deps, team_id=body["team_id"], user_id=body["user_id"])
     text = t("disconnect.done" if removed else "disconnect.none", lang)
     _reply(deps, body, build_notice(lang=lang, text=text))
+    if removed:
+        home.refresh(deps, team_id=body["team_id"], user_id=body["user_id"])
 
 
 def _status(deps: Deps, body: dict[str, Any], rest: str) -> None:

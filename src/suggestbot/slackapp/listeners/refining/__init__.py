@@ -16,7 +16,17 @@ from slack_bolt import Ack, App
 from suggestbot.contentapi.checks import check_thread_name
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.thread_modals import build_instruction_modal, build_refine_modal
-from suggestbot.slackapp.flows import drafts, home, linking, lists, refine, rename, threads, turns
+from suggestbot.slackapp.flows import (
+    drafts,
+    histories,
+    home,
+    linking,
+    lists,
+    refine,
+    rename,
+    threads,
+    turns,
+)
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
@@ -367,25 +377,19 @@ def _save_draft(
 
 def _more(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    parsed = lists.parse_more(deps, _value(body))
-    if parsed is None:
-        return
-    kind, cursor = parsed
-    lists.show(
+    lists.more(
         deps,
-        kind=kind,
+        value=_value(body),
         team_id=team_id,
         user_id=user_id,
         channel_id=_where(body)[0] or user_id,
         response_url=body.get("response_url"),
-        cursor=cursor,
-        replace=True,
     )
 
 
 def _thread_history(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    lists.open_thread_history(
+    histories.open_thread_history(
         deps,
         trigger_id=body["trigger_id"],
         team_id=team_id,
@@ -396,7 +400,7 @@ def _thread_history(deps: Deps, body: dict[str, Any]) -> None:
 
 def _run_history(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    lists.open_run_history(
+    histories.open_run_history(
         deps, trigger_id=body["trigger_id"], team_id=team_id, user_id=user_id, run_id=_value(body)
     )
 

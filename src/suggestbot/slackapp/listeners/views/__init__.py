@@ -12,7 +12,7 @@ from suggestbot.contentapi.checks import check_brief
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.flows import brief, linking, slackio
+from suggestbot.slackapp.flows import brief, home, linking, slackio
 from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.flows.linking import LinkResult
 from suggestbot.slackapp.flows.records import Preferences, user_key
@@ -166,6 +166,8 @@ def _finish_connect(deps: Deps, body: dict[str, Any], checking: Future[LinkResul
         message=build_notice(lang=lang, text=text, buttons=buttons),
         response_url=metadata.get("response_url"),
     )
+    if result is LinkResult.LINKED:
+        home.refresh(deps, team_id=body["user"]["team_id"], user_id=user_id)
 
 
 def _brief_request(view: dict[str, Any], text: str) -> tuple[dict[str, Any], dict[str, str]]:
