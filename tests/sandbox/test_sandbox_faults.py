@@ -97,6 +97,22 @@ def test_short_pages_are_shorter_than_limit_and_only_a_null_cursor_ends(
     assert pages == 4
 
 
+def test_overlapping_pages_repeat_items_but_always_move_on(api: Api, sandbox: Sandbox) -> None:
+    sandbox.faults.overlap_pages = 1
+    listed, cursor, pages = [], None, 0
+    while True:
+        params = {"limit": "3"} | ({"cursor": cursor} if cursor else {})
+        page = api.http.get("/v1/suggestion-sets", params=params, headers=api.machine).json()
+        pages += 1
+        listed += [s["id"] for s in page["data"]]
+        cursor = page["meta"]["next_cursor"]
+        if cursor is None:
+            break
+        assert pages < 10
+    assert len(listed) > len(set(listed)) == 6  # every set, some of them twice
+    assert listed[2] == listed[3]  # the next page starts with the last one shown
+
+
 def test_request_counters_count_each_endpoint(api: Api, sandbox: Sandbox) -> None:
     sandbox.counters.reset()
     params = {

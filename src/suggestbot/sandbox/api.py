@@ -196,6 +196,7 @@ def build_routes(env: Env) -> list[Route]:
                 cursor=params.cursor,
                 limit=params.limit,
                 short_pages=env.faults.short_pages,
+                overlap=env.faults.overlap_pages,
             )
             models = [views.run(r) for r in chunk]
         return _page_response(models, cursor)
@@ -244,6 +245,7 @@ def build_routes(env: Env) -> list[Route]:
                 cursor=params.cursor,
                 limit=params.limit,
                 short_pages=env.faults.short_pages,
+                overlap=env.faults.overlap_pages,
             )
             models = [views.thread(t, with_turns=False) for t in chunk]
         return _page_response(models, cursor)
@@ -293,6 +295,7 @@ def build_routes(env: Env) -> list[Route]:
                 cursor=params.cursor,
                 limit=params.limit,
                 short_pages=env.faults.short_pages,
+                overlap=env.faults.overlap_pages,
             )
             models = [views.suggestion_set(env, s) for s in chunk]
         return _page_response(models, cursor)

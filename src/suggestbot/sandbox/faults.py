@@ -69,6 +69,9 @@ class Faults(BaseModel):
     # 0 = off; otherwise pages hold at most this many items and every non-empty page carries a
     # cursor, so only a null cursor tells the end.
     short_pages: Annotated[int, Field(ge=0)] = 0
+    # 0 = off; otherwise each next page starts this many items before where the last one ended,
+    # repeating them (the contract's cursor is a position, not a snapshot: accumulate by id).
+    overlap_pages: Annotated[int, Field(ge=0)] = 0
     run_timing: RunTiming = Field(default_factory=RunTiming)
     stall_next_runs: Annotated[int, Field(ge=0)] = 0
     fail_next_runs: list[str] = Field(default_factory=list)

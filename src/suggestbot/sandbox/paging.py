@@ -50,8 +50,13 @@ def page(
     cursor: str | None,
     limit: int,
     short_pages: int = 0,
+    overlap: int = 0,
 ) -> tuple[list[T], str | None]:
-    """One page of ``items`` (any order) sorted newest first, and the next cursor or None."""
+    """One page of ``items`` (any order) sorted newest first, and the next cursor or None.
+
+    With ``overlap`` the next page repeats that many items of this one (never all of them, so
+    paging always moves on).
+    """
     ordered = sorted(items, key=key, reverse=True)
     if cursor is not None:
         position = _decode(listing, cursor)
@@ -60,5 +65,6 @@ def page(
     chunk = ordered[:size]
     more = len(ordered) > size
     if chunk and (more or short_pages):
-        return chunk, _encode(listing, key(chunk[-1]))
+        back = min(overlap, len(chunk) - 1)
+        return chunk, _encode(listing, key(chunk[-1 - back]))
     return chunk, None
