@@ -334,6 +334,127 @@ def sandbox_process(*, admin_key: str, time_factor: float = 1.0) -> Iterator[tup
             process.wait(timeout=10)
 
 
+# ---------------------------------------------------------------- when the watcher reads a run
+
+
+class PollReads:
+    """For each run whose poll the watcher took out, when its state next reached the app.
+
+    A run's poll is *read* when its listing page arrived or its single read answered (not when
+    the sweep that serves it started); lateness is read minus due, negative for a poll read
+    early to join a sweep. ``gaps_s`` are the times between successive polls of one run, as
+    the service sees them. Fed by :class:`RecordingContent` (reads) and the timers (dues).
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.recording = False
+        self._due: dict[str, float] = {}  # run id -> when its pending poll was due
+        self._last_read: dict[str, float] = {}
+        self.lateness_s: list[float] = []
+        self.gaps_s: list[float] = []
+        self.single_reads = 0
+        self.page_reads = 0
+
+    def taken(self, run_id: str, due_at: float) -> None:
+        with self.lock:
+            self._due[run_id] = due_at
+
+    def read(self, run_ids: Iterable[str], *, single: bool) -> None:
+        now = time.time()
+        with self.lock:
+            for run_id in run_ids:
+                due = self._due.pop(run_id, None)
+                if due is None:
+                    continue
+                last = self._last_read.get(run_id)
+                self._last_read[run_id] = now
+                if not self.recording:
+                    continue
+                self.lateness_s.append(now - due)
+                if last is not None:
+                    self.gaps_s.append(now - last)
+                if single:
+                    self.single_reads += 1
+                else:
+                    self.page_reads += 1
+
+
+class RecordingContent:
+    """A service client that tells :class:`PollReads` which runs each listing page or single
+    read returned, when it returned; everything else passes through."""
+
+    def __init__(self, client: Any, reads: PollReads) -> None:
+        self._client = client
+        self._reads = reads
+
+    def list_runs_page(self, **kwargs: Any) -> Any:
+        page = self._client.list_runs_page(**kwargs)
+        self._reads.read((run.id for run in page.items), single=False)
+        return page
+
+    def get_run(self, *, run_id: str) -> Any:
+        run = self._client.get_run(run_id=run_id)
+        self._reads.read([run.id], single=True)
+        return run
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def create_runs(url: str, count: int) -> list[str]:
+    """``count`` runs of the sandbox's demo user, created over HTTP, 16 at a time."""
+    import httpx
+
+    from suggestbot.sandbox import DEMO
+
+    async def go() -> list[str]:
+        body = {
+            "type": "steered_generation",
+            "segment_id": DEMO.segment_id,
+            "use_case_id": DEMO.use_case_id,
+            "steering_text": "Benchmark brief for the run watcher",
+            "variant_count": 1,
+        }
+        headers = {"Authorization": f"Bearer {DEMO.user_token}"}
+        ids: list[str] = []
+        async with httpx.AsyncClient(base_url=url, timeout=30, headers=headers) as client:
+
+            async def one_by_one(n: int) -> None:
+                for _ in range(n):
+                    reply = await client.post("/v1/generation-runs", json=body)
+                    reply.raise_for_status()
+                    ids.append(reply.json()["id"])
+
+            workers = 16
+            shares = [count // workers + (1 if i < count % workers else 0) for i in range(workers)]
+            await asyncio.gather(*(one_by_one(n) for n in shares))
+        return ids
+
+    return asyncio.run(go())
+
+
+def machine_token(url: str) -> str:
+    """An access token of the sandbox's demo machine credential."""
+    import httpx
+
+    from suggestbot.sandbox import DEMO
+
+    form = {
+        "grant_type": "client_credentials",
+        "client_id": DEMO.client_id,
+        "client_secret": DEMO.client_secret,
+    }
+    reply = httpx.post(url + "/auth/token", data=form, timeout=10)
+    reply.raise_for_status()
+    return str(reply.json()["access_token"])
+
+
+def load_average() -> list[float]:
+    """``os.getloadavg()`` (1, 5 and 15 minutes), recorded before and after each benchmark."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
 # ---------------------------------------------------------------- where the time goes
 
 
