@@ -355,6 +355,7 @@ class PollReads:
         self.gaps_s: list[float] = []
         self.single_reads = 0
         self.page_reads = 0
+        self.polls_of: dict[str, int] = {}  # run id -> polls read (a page counts as one)
 
     def taken(self, run_id: str, due_at: float) -> None:
         with self.lock:
@@ -371,6 +372,7 @@ class PollReads:
                 self._last_read[run_id] = now
                 if not self.recording:
                     continue
+                self.polls_of[run_id] = self.polls_of.get(run_id, 0) + 1
                 self.lateness_s.append(now - due)
                 if last is not None:
                     self.gaps_s.append(now - last)
@@ -400,6 +402,23 @@ class RecordingContent:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
+
+
+def note_poll_reads(runtime: Any, reads: PollReads) -> None:
+    """Feed ``reads`` from a running app: its timers say when each poll taken out was due, its
+    service client when each run's state arrived."""
+    timers = runtime.timers
+    dispatch = timers._dispatch
+
+    def noting(deps: Any, due: list[Any]) -> None:
+        for item in due:
+            req = deps.records.requests.get(item.request_id)
+            if req is not None and req.run_id is not None:
+                reads.taken(req.run_id, item.at)
+        dispatch(deps, due)
+
+    timers._dispatch = noting
+    runtime.deps.content = RecordingContent(runtime.deps.content, reads)
 
 
 def create_runs(url: str, count: int) -> list[str]:

@@ -43,7 +43,6 @@ import httpx
 from benchkit import (
     Goal,
     PollReads,
-    RecordingContent,
     ThreadProfiles,
     child_cpu_seconds,
     cpu_seconds,
@@ -51,6 +50,7 @@ from benchkit import (
     goal_rows,
     goals_json,
     machine,
+    note_poll_reads,
     quiet_logging,
     report,
     rss_peak_mb,
@@ -79,8 +79,7 @@ RSS_GOAL_MB = 300.0
 
 
 class MeasuredTimers(SchedulerTimers):
-    """The app's timers, noting when each poll taken out was due (for :class:`PollReads`) and
-    how long sweeps took."""
+    """The app's timers, noting how long sweeps took."""
 
     def __init__(self, scheduler: Scheduler, reads: PollReads) -> None:
         super().__init__(scheduler)
@@ -89,13 +88,6 @@ class MeasuredTimers(SchedulerTimers):
         self.sweep_s: list[float] = []
         self.sweep_sizes: list[int] = []
         self.profiles: ThreadProfiles | None = None
-
-    def _dispatch(self, deps: Deps, due: list[Due]) -> None:
-        for item in due:
-            req = deps.records.requests.get(item.request_id)
-            if req is not None and req.run_id is not None:
-                self.reads.taken(req.run_id, item.at)
-        super()._dispatch(deps, due)
 
     def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
         started = time.time()
@@ -137,12 +129,12 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         )
         runtime = Runtime(settings)
         reads = PollReads()
-        runtime.deps.content = RecordingContent(runtime.deps.content, reads)  # type: ignore[assignment]
         timers = MeasuredTimers(runtime.scheduler, reads)
         timers.profiles = ThreadProfiles() if args.profile else None
         timers.deps = runtime.deps
         runtime.deps.timers = timers
         runtime.timers = timers
+        note_poll_reads(runtime, reads)
         runtime.start()
         try:
             # Stored first (one committed write each), then watched: first polls spread over
