@@ -3,7 +3,8 @@ generator in its own process, linked users for the stage, the sandbox in a child
 two small profilers for ``--profile``.
 
 Not a benchmark itself, except when run as ``python bench/benchkit.py signed-load`` by
-:func:`send_signed`: then it reads a job from stdin, sends it and prints the timings.
+:func:`send_signed` (then it reads a job from stdin, sends it and prints the timings) or as
+``python bench/benchkit.py bare-app`` by :func:`bare_app_process` (a bare Bolt app).
 """
 
 from __future__ import annotations
@@ -152,6 +153,26 @@ def send_signed(
     process's interpreter lock while the app under test answers: the timings are the app's.
     Every body is signed when it is sent (Slack rejects timestamps older than 5 minutes).
     """
+    sent, _ = send_signed_timed(
+        url=url,
+        signing_secret=signing_secret,
+        bodies=bodies,
+        concurrency=concurrency,
+        content_type=content_type,
+    )
+    return sent
+
+
+def send_signed_timed(
+    *,
+    url: str,
+    signing_secret: str,
+    bodies: Sequence[bytes],
+    concurrency: int,
+    content_type: str = "application/x-www-form-urlencoded",
+) -> tuple[list[Sent], float]:
+    """:func:`send_signed`, also returning the seconds from the first request sent to the last
+    answer (measured in the load generator, so its start-up is not counted)."""
     if not url.startswith("http://127.0.0.1:"):
         raise ValueError("benchmarks only talk to 127.0.0.1")
     job = {
@@ -171,10 +192,11 @@ def send_signed(
     )
     if done.returncode != 0:
         raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
-    return [Sent(status=s, elapsed_s=e) for s, e in json.loads(done.stdout)]
+    answer = json.loads(done.stdout)
+    return [Sent(status=s, elapsed_s=e) for s, e in answer["results"]], answer["wall_s"]
 
 
-async def _signed_load(job: dict[str, Any]) -> list[tuple[int, float]]:
+async def _signed_load(job: dict[str, Any]) -> dict[str, Any]:
     import httpx
 
     from suggestbot.slackemu.signing import signed_headers
@@ -209,8 +231,10 @@ async def _signed_load(job: dict[str, Any]) -> list[tuple[int, float]]:
                     status = 599
                 results[index] = (status, time.perf_counter() - started)
 
+        started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(job["concurrency"])))
-    return results
+        wall_s = time.perf_counter() - started
+    return {"results": results, "wall_s": wall_s}
 
 
 # ---------------------------------------------------------------- people on the stage
@@ -251,15 +275,21 @@ def add_linked_users(stage: Any, count: int) -> list[str]:
 
 
 def slash_bodies(stage: Any, users: Sequence[str], texts: Sequence[str]) -> list[bytes]:
+    """Slash command bodies for ``stage.channel`` (see :func:`slash_bodies_in`)."""
+    return slash_bodies_in(stage.emu, stage.channel, users, texts)
+
+
+def slash_bodies_in(
+    emu: Any, channel_id: str, users: Sequence[str], texts: Sequence[str]
+) -> list[bytes]:
     """Slash command bodies as Slack would send them, one per text, users taking turns; each
     has its own trigger id and response URL issued by the emulator."""
     from suggestbot.slackemu import payloads
 
-    emu = stage.emu
     ws = emu.ws
     bodies = []
     with ws.lock:
-        channel = ws.channel(stage.channel)
+        channel = ws.channel(channel_id)
         for n, text in enumerate(texts):
             user = ws.user(users[n % len(users)])
             bodies.append(
@@ -277,6 +307,45 @@ def slash_bodies(stage: Any, users: Sequence[str], texts: Sequence[str]) -> list
                 )
             )
     return bodies
+
+
+def link_users_in_store(
+    *, data_dir: Path, secret_key: str, emu: Any, channel_id: str, token: str, count: int
+) -> list[str]:
+    """Like :func:`add_linked_users`, for an app that will run in its own process: the people
+    are written into the store at ``data_dir`` before the app opens it (all linked to the
+    sandbox's demo user, ``token``, with its first segment and use case remembered)."""
+    from suggestbot.sandbox import DEMO
+    from suggestbot.slackapp.flows.records import LinkedUser, Preferences, Records, user_key
+    from suggestbot.store import TokenVault, open_store
+
+    store = open_store(data_dir)
+    vault = TokenVault.from_setting(secret_key)
+    records = Records(store)
+    users = []
+    try:
+        for n in range(count):
+            user_id = f"U0BENCH{n:03d}"
+            emu.add_user(user_id, f"bench{n:03d}", locale="en-US", tz="Europe/Berlin")
+            emu.join(channel_id, user_id)
+            key = user_key(emu.team_id, user_id)
+            records.users.put(
+                key,
+                LinkedUser(
+                    team_id=emu.team_id,
+                    user_id=user_id,
+                    token_enc=vault.encrypt(token),
+                    linked_at=time.time(),
+                ),
+            )
+            records.preferences.put(
+                key,
+                Preferences(segment_id=DEMO.segment_id, use_case_id=DEMO.use_case_id, variants=1),
+            )
+            users.append(user_id)
+    finally:
+        store.close()
+    return users
 
 
 # ---------------------------------------------------------------- the sandbox in its own process
@@ -474,6 +543,141 @@ def load_average() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
+# ------------------------------------------------------------ the app and a bare app, each alone
+
+
+def _child_env(extra: dict[str, str]) -> dict[str, str]:
+    """This environment without the app's own settings, plus ``extra``."""
+    prefixes = ("SLACK_", "CONTENT_", "SUGGESTBOT_", "LOG_", "PORT")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    return env | extra
+
+
+@contextlib.contextmanager
+def _serving_child(
+    command: list[str], *, env: dict[str, str], log_path: Path, what: str
+) -> Iterator[tuple[int, str]]:
+    """A child that logs ``http://127.0.0.1:<port>/slack/events`` once it serves; yields its
+    pid and that URL, and stops it (SIGTERM, then SIGKILL) on the way out."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            command, env=env, cwd=log_path.parent, stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        url = None
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline and process.poll() is None:
+            found = re.search(r"http://127\.0\.0\.1:\d+/slack/events", log_path.read_text())
+            url = found.group(0) if found else None
+            if url is None:
+                time.sleep(0.1)
+        if url is None:
+            tail = log_path.read_text()[-2000:]
+            raise RuntimeError(f"{what} did not start: {tail}")
+        yield process.pid, url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def app_process(
+    *,
+    data_dir: Path,
+    secret_key: str,
+    signing_secret: str,
+    slack_api_url: str,
+    bot_token: str,
+    service_url: str,
+) -> Iterator[tuple[int, str]]:
+    """``suggestbot serve`` in its own process, as in production (INFO logs, every background
+    job at its production frequency), against the emulator and the sandbox's demo tenant.
+    Yields its pid and the URL Slack would post to."""
+    from suggestbot.sandbox import DEMO
+
+    env = _child_env(
+        {
+            "SLACK_BOT_TOKEN": bot_token,
+            "SLACK_SIGNING_SECRET": signing_secret,
+            "SLACK_API_URL": slack_api_url,
+            "CONTENT_API_URL": service_url,
+            "CONTENT_CLIENT_ID": DEMO.client_id,
+            "CONTENT_CLIENT_SECRET": DEMO.client_secret,
+            "SUGGESTBOT_SECRET_KEYS": secret_key,
+            "SUGGESTBOT_DATA_DIR": str(data_dir),
+            "LOG_LEVEL": "INFO",
+        }
+    )
+    command = [sys.executable, "-m", "suggestbot", "serve", "--host", "127.0.0.1", "--port", "0"]
+    with _serving_child(command, env=env, log_path=data_dir / "app.log", what="the app") as got:
+        yield got
+
+
+@contextlib.contextmanager
+def bare_app_process(
+    *, work_dir: Path, signing_secret: str, slack_api_url: str, bot_token: str
+) -> Iterator[tuple[int, str]]:
+    """A bare Bolt app in its own process (``benchkit.py bare-app``): the real app's ``App``
+    options (signature check, ``process_before_response=False``, the same listener pool),
+    ``build_http_app`` and the same uvicorn server as ``suggestbot serve``; its only listener
+    acks. Yields its pid and URL."""
+    env = _child_env(
+        {
+            "SLACK_BOT_TOKEN": bot_token,
+            "SLACK_SIGNING_SECRET": signing_secret,
+            "SLACK_API_URL": slack_api_url,
+        }
+    )
+    command = [sys.executable, str(Path(__file__).resolve()), "bare-app"]
+    with _serving_child(
+        command, env=env, log_path=work_dir / "bare-app.log", what="the bare app"
+    ) as got:
+        yield got
+
+
+def _bare_app() -> int:
+    """Serve the bare app until SIGTERM (run by :func:`bare_app_process`)."""
+    from slack_bolt import Ack, App
+    from slack_sdk import WebClient
+
+    from suggestbot.installations.scope import ContextExecutor
+    from suggestbot.serving import BackgroundServer
+    from suggestbot.slackapp.app import LISTENER_THREADS
+    from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+
+    app = App(
+        client=WebClient(token=os.environ["SLACK_BOT_TOKEN"], base_url=os.environ["SLACK_API_URL"]),
+        signing_secret=os.environ["SLACK_SIGNING_SECRET"],
+        request_verification_enabled=True,
+        process_before_response=False,
+        listener_executor=ContextExecutor(
+            max_workers=LISTENER_THREADS, thread_name_prefix="bolt-listener"
+        ),
+    )
+
+    @app.command("/suggest")
+    def only_ack(ack: Ack) -> None:
+        ack()
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    server = BackgroundServer(
+        build_http_app(app), host="127.0.0.1", port=0, log_level="warning", name="http"
+    )
+    with server:
+        print(f"serving Slack at http://127.0.0.1:{server.port}{EVENTS_PATH}", flush=True)
+        stop.wait()
+    return 0
+
+
 # ---------------------------------------------------------------- where the time goes
 
 
@@ -612,8 +816,14 @@ def child_cpu_seconds(pid: int) -> float | None:
 
 
 def _main(argv: Sequence[str]) -> int:
+    if list(argv) == ["bare-app"]:
+        return _bare_app()
     if list(argv) != ["signed-load"]:
-        print("usage: benchkit.py signed-load  (reads a job as JSON on stdin)", file=sys.stderr)
+        print(
+            "usage: benchkit.py signed-load  (reads a job as JSON on stdin)\n"
+            "       benchkit.py bare-app     (serves a bare Bolt app; settings from the env)",
+            file=sys.stderr,
+        )
         return 2
     job = json.loads(sys.stdin.read())
     print(json.dumps(asyncio.run(_signed_load(job))))
