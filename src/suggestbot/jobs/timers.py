@@ -118,7 +118,8 @@ class SchedulerTimers:
         while not self._stopping.is_set():
             deps = self.deps
             if deps is not None:
-                due = self.watching.take(until=time.time() + self._horizon(deps))
+                now = time.time()
+                due = self.watching.take(until=now + self._horizon(deps), once_due=now)
                 if due:
                     try:
                         self._dispatch(deps, due)
