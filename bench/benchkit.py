@@ -1,6 +1,7 @@
-"""What the benchmark scripts share: figures, reports, the machine, a signed-request load
-generator in its own process, linked users for the stage, the sandbox in a child process, and
-two small profilers for ``--profile``.
+"""What the benchmark scripts share: figures, reports, the machine and its load, a
+signed-request load generator in its own process, linked users, the sandbox, the app and a bare
+Bolt app each in a child process, the run watcher's poll-read recorder, and a small profiler
+for ``--profile``.
 
 Not a benchmark itself, except when run as ``python bench/benchkit.py signed-load`` by
 :func:`send_signed` (then it reads a job from stdin, sends it and prints the timings) or as
@@ -679,77 +680,6 @@ def _bare_app() -> int:
 
 
 # ---------------------------------------------------------------- where the time goes
-
-
-class StackSampler:
-    """A small sampling profiler over every thread of this process (``--profile``).
-
-    Every ``interval`` seconds it looks at each thread's Python stack and counts the function on
-    top (``self``) and every function on the stack (``total``). Frames that only wait (a lock
-    acquired in C shows as its caller, so those remain; queue gets, sleeps, selects and socket
-    reads are dropped) are skipped, so the counts lean towards work and lock waits.
-    """
-
-    _IDLE = frozenset({"wait", "select", "_worker", "get", "readinto", "sleep", "accept", "poll"})
-
-    def __init__(self, *, interval: float = 0.002, limit_s: float = 900.0) -> None:
-        self._interval = interval
-        self._limit_s = limit_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.samples = 0
-        self.own: dict[str, int] = {}
-        self.total: dict[str, int] = {}
-        self.threads: dict[str, int] = {}
-
-    def __enter__(self) -> StackSampler:
-        self._thread = threading.Thread(target=self._loop, name="stack-sampler", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _loop(self) -> None:
-        me = threading.get_ident()
-        deadline = time.monotonic() + self._limit_s
-        while not self._stop.wait(self._interval) and time.monotonic() < deadline:
-            names = {t.ident: t.name for t in threading.enumerate()}
-            for ident, frame in sys._current_frames().items():
-                if ident == me or frame.f_code.co_name in self._IDLE:
-                    continue
-                self.samples += 1
-                thread = re.sub(r"[\d_-]+$", "", names.get(ident, "?"))
-                self.threads[thread] = self.threads.get(thread, 0) + 1
-                top = _frame_name(frame)
-                self.own[top] = self.own.get(top, 0) + 1
-                seen: set[str] = set()
-                walker: Any = frame
-                while walker is not None:
-                    name = _frame_name(walker)
-                    if name not in seen:
-                        self.total[name] = self.total.get(name, 0) + 1
-                        seen.add(name)
-                    walker = walker.f_back
-
-    def print(self, *, limit: int = 30) -> None:
-        """The busiest functions and threads, on stderr."""
-
-        def block(title: str, counts: dict[str, int]) -> None:
-            print(title, file=sys.stderr)
-            for name, count in sorted(counts.items(), key=lambda kv: -kv[1])[:limit]:
-                print(f"  {count:>7}  {name}", file=sys.stderr)
-
-        print(f"stack samples (not idle): {self.samples}", file=sys.stderr)
-        block("by thread:", self.threads)
-        block("on top of the stack (self):", self.own)
-        block("anywhere on the stack (total):", self.total)
-
-
-def _frame_name(frame: Any) -> str:
-    return f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}"
 
 
 class ThreadProfiles:
