@@ -1,9 +1,11 @@
-"""What the benchmark scripts share: figures, reports, the machine, a signed-request load
-generator in its own process, linked users for the stage, the sandbox in a child process, and
-two small profilers for ``--profile``.
+"""What the benchmark scripts share: figures, reports, the machine and its load, a
+signed-request load generator in its own process, linked users, the sandbox, the app and a bare
+Bolt app each in a child process, the run watcher's poll-read recorder, and a small profiler
+for ``--profile``.
 
 Not a benchmark itself, except when run as ``python bench/benchkit.py signed-load`` by
-:func:`send_signed`: then it reads a job from stdin, sends it and prints the timings.
+:func:`send_signed` (then it reads a job from stdin, sends it and prints the timings) or as
+``python bench/benchkit.py bare-app`` by :func:`bare_app_process` (a bare Bolt app).
 """
 
 from __future__ import annotations
@@ -152,6 +154,26 @@ def send_signed(
     process's interpreter lock while the app under test answers: the timings are the app's.
     Every body is signed when it is sent (Slack rejects timestamps older than 5 minutes).
     """
+    sent, _ = send_signed_timed(
+        url=url,
+        signing_secret=signing_secret,
+        bodies=bodies,
+        concurrency=concurrency,
+        content_type=content_type,
+    )
+    return sent
+
+
+def send_signed_timed(
+    *,
+    url: str,
+    signing_secret: str,
+    bodies: Sequence[bytes],
+    concurrency: int,
+    content_type: str = "application/x-www-form-urlencoded",
+) -> tuple[list[Sent], float]:
+    """:func:`send_signed`, also returning the seconds from the first request sent to the last
+    answer (measured in the load generator, so its start-up is not counted)."""
     if not url.startswith("http://127.0.0.1:"):
         raise ValueError("benchmarks only talk to 127.0.0.1")
     job = {
@@ -171,10 +193,11 @@ def send_signed(
     )
     if done.returncode != 0:
         raise RuntimeError(f"load generator failed: {done.stderr.strip()[-2000:]}")
-    return [Sent(status=s, elapsed_s=e) for s, e in json.loads(done.stdout)]
+    answer = json.loads(done.stdout)
+    return [Sent(status=s, elapsed_s=e) for s, e in answer["results"]], answer["wall_s"]
 
 
-async def _signed_load(job: dict[str, Any]) -> list[tuple[int, float]]:
+async def _signed_load(job: dict[str, Any]) -> dict[str, Any]:
     import httpx
 
     from suggestbot.slackemu.signing import signed_headers
@@ -209,8 +232,10 @@ async def _signed_load(job: dict[str, Any]) -> list[tuple[int, float]]:
                     status = 599
                 results[index] = (status, time.perf_counter() - started)
 
+        started = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(job["concurrency"])))
-    return results
+        wall_s = time.perf_counter() - started
+    return {"results": results, "wall_s": wall_s}
 
 
 # ---------------------------------------------------------------- people on the stage
@@ -251,15 +276,21 @@ def add_linked_users(stage: Any, count: int) -> list[str]:
 
 
 def slash_bodies(stage: Any, users: Sequence[str], texts: Sequence[str]) -> list[bytes]:
+    """Slash command bodies for ``stage.channel`` (see :func:`slash_bodies_in`)."""
+    return slash_bodies_in(stage.emu, stage.channel, users, texts)
+
+
+def slash_bodies_in(
+    emu: Any, channel_id: str, users: Sequence[str], texts: Sequence[str]
+) -> list[bytes]:
     """Slash command bodies as Slack would send them, one per text, users taking turns; each
     has its own trigger id and response URL issued by the emulator."""
     from suggestbot.slackemu import payloads
 
-    emu = stage.emu
     ws = emu.ws
     bodies = []
     with ws.lock:
-        channel = ws.channel(stage.channel)
+        channel = ws.channel(channel_id)
         for n, text in enumerate(texts):
             user = ws.user(users[n % len(users)])
             bodies.append(
@@ -277,6 +308,45 @@ def slash_bodies(stage: Any, users: Sequence[str], texts: Sequence[str]) -> list
                 )
             )
     return bodies
+
+
+def link_users_in_store(
+    *, data_dir: Path, secret_key: str, emu: Any, channel_id: str, token: str, count: int
+) -> list[str]:
+    """Like :func:`add_linked_users`, for an app that will run in its own process: the people
+    are written into the store at ``data_dir`` before the app opens it (all linked to the
+    sandbox's demo user, ``token``, with its first segment and use case remembered)."""
+    from suggestbot.sandbox import DEMO
+    from suggestbot.slackapp.flows.records import LinkedUser, Preferences, Records, user_key
+    from suggestbot.store import TokenVault, open_store
+
+    store = open_store(data_dir)
+    vault = TokenVault.from_setting(secret_key)
+    records = Records(store)
+    users = []
+    try:
+        for n in range(count):
+            user_id = f"U0BENCH{n:03d}"
+            emu.add_user(user_id, f"bench{n:03d}", locale="en-US", tz="Europe/Berlin")
+            emu.join(channel_id, user_id)
+            key = user_key(emu.team_id, user_id)
+            records.users.put(
+                key,
+                LinkedUser(
+                    team_id=emu.team_id,
+                    user_id=user_id,
+                    token_enc=vault.encrypt(token),
+                    linked_at=time.time(),
+                ),
+            )
+            records.preferences.put(
+                key,
+                Preferences(segment_id=DEMO.segment_id, use_case_id=DEMO.use_case_id, variants=1),
+            )
+            users.append(user_id)
+    finally:
+        store.close()
+    return users
 
 
 # ---------------------------------------------------------------- the sandbox in its own process
@@ -334,78 +404,282 @@ def sandbox_process(*, admin_key: str, time_factor: float = 1.0) -> Iterator[tup
             process.wait(timeout=10)
 
 
-# ---------------------------------------------------------------- where the time goes
+# ---------------------------------------------------------------- when the watcher reads a run
 
 
-class StackSampler:
-    """A small sampling profiler over every thread of this process (``--profile``).
+class PollReads:
+    """For each run whose poll the watcher took out, when its state next reached the app.
 
-    Every ``interval`` seconds it looks at each thread's Python stack and counts the function on
-    top (``self``) and every function on the stack (``total``). Frames that only wait (a lock
-    acquired in C shows as its caller, so those remain; queue gets, sleeps, selects and socket
-    reads are dropped) are skipped, so the counts lean towards work and lock waits.
+    A run's poll is *read* when its listing page arrived or its single read answered (not when
+    the sweep that serves it started); lateness is read minus due, negative for a poll read
+    early to join a sweep. ``gaps_s`` are the times between successive polls of one run, as
+    the service sees them. Fed by :class:`RecordingContent` (reads) and the timers (dues).
     """
 
-    _IDLE = frozenset({"wait", "select", "_worker", "get", "readinto", "sleep", "accept", "poll"})
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.recording = False
+        self._due: dict[str, float] = {}  # run id -> when its pending poll was due
+        self._last_read: dict[str, float] = {}
+        self.lateness_s: list[float] = []
+        self.gaps_s: list[float] = []
+        self.single_reads = 0
+        self.page_reads = 0
+        self.polls_of: dict[str, int] = {}  # run id -> polls read (a page counts as one)
 
-    def __init__(self, *, interval: float = 0.002, limit_s: float = 900.0) -> None:
-        self._interval = interval
-        self._limit_s = limit_s
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self.samples = 0
-        self.own: dict[str, int] = {}
-        self.total: dict[str, int] = {}
-        self.threads: dict[str, int] = {}
+    def taken(self, run_id: str, due_at: float) -> None:
+        with self.lock:
+            self._due[run_id] = due_at
 
-    def __enter__(self) -> StackSampler:
-        self._thread = threading.Thread(target=self._loop, name="stack-sampler", daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def _loop(self) -> None:
-        me = threading.get_ident()
-        deadline = time.monotonic() + self._limit_s
-        while not self._stop.wait(self._interval) and time.monotonic() < deadline:
-            names = {t.ident: t.name for t in threading.enumerate()}
-            for ident, frame in sys._current_frames().items():
-                if ident == me or frame.f_code.co_name in self._IDLE:
+    def read(self, run_ids: Iterable[str], *, single: bool) -> None:
+        now = time.time()
+        with self.lock:
+            for run_id in run_ids:
+                due = self._due.pop(run_id, None)
+                if due is None:
                     continue
-                self.samples += 1
-                thread = re.sub(r"[\d_-]+$", "", names.get(ident, "?"))
-                self.threads[thread] = self.threads.get(thread, 0) + 1
-                top = _frame_name(frame)
-                self.own[top] = self.own.get(top, 0) + 1
-                seen: set[str] = set()
-                walker: Any = frame
-                while walker is not None:
-                    name = _frame_name(walker)
-                    if name not in seen:
-                        self.total[name] = self.total.get(name, 0) + 1
-                        seen.add(name)
-                    walker = walker.f_back
-
-    def print(self, *, limit: int = 30) -> None:
-        """The busiest functions and threads, on stderr."""
-
-        def block(title: str, counts: dict[str, int]) -> None:
-            print(title, file=sys.stderr)
-            for name, count in sorted(counts.items(), key=lambda kv: -kv[1])[:limit]:
-                print(f"  {count:>7}  {name}", file=sys.stderr)
-
-        print(f"stack samples (not idle): {self.samples}", file=sys.stderr)
-        block("by thread:", self.threads)
-        block("on top of the stack (self):", self.own)
-        block("anywhere on the stack (total):", self.total)
+                last = self._last_read.get(run_id)
+                self._last_read[run_id] = now
+                if not self.recording:
+                    continue
+                self.polls_of[run_id] = self.polls_of.get(run_id, 0) + 1
+                self.lateness_s.append(now - due)
+                if last is not None:
+                    self.gaps_s.append(now - last)
+                if single:
+                    self.single_reads += 1
+                else:
+                    self.page_reads += 1
 
 
-def _frame_name(frame: Any) -> str:
-    return f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}"
+class RecordingContent:
+    """A service client that tells :class:`PollReads` which runs each listing page or single
+    read returned, when it returned; everything else passes through."""
+
+    def __init__(self, client: Any, reads: PollReads) -> None:
+        self._client = client
+        self._reads = reads
+
+    def list_runs_page(self, **kwargs: Any) -> Any:
+        page = self._client.list_runs_page(**kwargs)
+        self._reads.read((run.id for run in page.items), single=False)
+        return page
+
+    def get_run(self, *, run_id: str) -> Any:
+        run = self._client.get_run(run_id=run_id)
+        self._reads.read([run.id], single=True)
+        return run
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+def note_poll_reads(runtime: Any, reads: PollReads) -> None:
+    """Feed ``reads`` from a running app: its timers say when each poll taken out was due, its
+    service client when each run's state arrived."""
+    timers = runtime.timers
+    dispatch = timers._dispatch
+
+    def noting(deps: Any, due: list[Any]) -> None:
+        for item in due:
+            req = deps.records.requests.get(item.request_id)
+            if req is not None and req.run_id is not None:
+                reads.taken(req.run_id, item.at)
+        dispatch(deps, due)
+
+    timers._dispatch = noting
+    runtime.deps.content = RecordingContent(runtime.deps.content, reads)
+
+
+def create_runs(url: str, count: int) -> list[str]:
+    """``count`` runs of the sandbox's demo user, created over HTTP, 16 at a time."""
+    import httpx
+
+    from suggestbot.sandbox import DEMO
+
+    async def go() -> list[str]:
+        body = {
+            "type": "steered_generation",
+            "segment_id": DEMO.segment_id,
+            "use_case_id": DEMO.use_case_id,
+            "steering_text": "Benchmark brief for the run watcher",
+            "variant_count": 1,
+        }
+        headers = {"Authorization": f"Bearer {DEMO.user_token}"}
+        ids: list[str] = []
+        async with httpx.AsyncClient(base_url=url, timeout=30, headers=headers) as client:
+
+            async def one_by_one(n: int) -> None:
+                for _ in range(n):
+                    reply = await client.post("/v1/generation-runs", json=body)
+                    reply.raise_for_status()
+                    ids.append(reply.json()["id"])
+
+            workers = 16
+            shares = [count // workers + (1 if i < count % workers else 0) for i in range(workers)]
+            await asyncio.gather(*(one_by_one(n) for n in shares))
+        return ids
+
+    return asyncio.run(go())
+
+
+def machine_token(url: str) -> str:
+    """An access token of the sandbox's demo machine credential."""
+    import httpx
+
+    from suggestbot.sandbox import DEMO
+
+    form = {
+        "grant_type": "client_credentials",
+        "client_id": DEMO.client_id,
+        "client_secret": DEMO.client_secret,
+    }
+    reply = httpx.post(url + "/auth/token", data=form, timeout=10)
+    reply.raise_for_status()
+    return str(reply.json()["access_token"])
+
+
+def load_average() -> list[float]:
+    """``os.getloadavg()`` (1, 5 and 15 minutes), recorded before and after each benchmark."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+# ------------------------------------------------------------ the app and a bare app, each alone
+
+
+def _child_env(extra: dict[str, str]) -> dict[str, str]:
+    """This environment without the app's own settings, plus ``extra``."""
+    prefixes = ("SLACK_", "CONTENT_", "SUGGESTBOT_", "LOG_", "PORT")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+    return env | extra
+
+
+@contextlib.contextmanager
+def _serving_child(
+    command: list[str], *, env: dict[str, str], log_path: Path, what: str
+) -> Iterator[tuple[int, str]]:
+    """A child that logs ``http://127.0.0.1:<port>/slack/events`` once it serves; yields its
+    pid and that URL, and stops it (SIGTERM, then SIGKILL) on the way out."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("w") as log:
+        process = subprocess.Popen(
+            command, env=env, cwd=log_path.parent, stdout=log, stderr=subprocess.STDOUT
+        )
+    try:
+        url = None
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline and process.poll() is None:
+            found = re.search(r"http://127\.0\.0\.1:\d+/slack/events", log_path.read_text())
+            url = found.group(0) if found else None
+            if url is None:
+                time.sleep(0.1)
+        if url is None:
+            tail = log_path.read_text()[-2000:]
+            raise RuntimeError(f"{what} did not start: {tail}")
+        yield process.pid, url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@contextlib.contextmanager
+def app_process(
+    *,
+    data_dir: Path,
+    secret_key: str,
+    signing_secret: str,
+    slack_api_url: str,
+    bot_token: str,
+    service_url: str,
+) -> Iterator[tuple[int, str]]:
+    """``suggestbot serve`` in its own process, as in production (INFO logs, every background
+    job at its production frequency), against the emulator and the sandbox's demo tenant.
+    Yields its pid and the URL Slack would post to."""
+    from suggestbot.sandbox import DEMO
+
+    env = _child_env(
+        {
+            "SLACK_BOT_TOKEN": bot_token,
+            "SLACK_SIGNING_SECRET": signing_secret,
+            "SLACK_API_URL": slack_api_url,
+            "CONTENT_API_URL": service_url,
+            "CONTENT_CLIENT_ID": DEMO.client_id,
+            "CONTENT_CLIENT_SECRET": DEMO.client_secret,
+            "SUGGESTBOT_SECRET_KEYS": secret_key,
+            "SUGGESTBOT_DATA_DIR": str(data_dir),
+            "LOG_LEVEL": "INFO",
+        }
+    )
+    command = [sys.executable, "-m", "suggestbot", "serve", "--host", "127.0.0.1", "--port", "0"]
+    with _serving_child(command, env=env, log_path=data_dir / "app.log", what="the app") as got:
+        yield got
+
+
+@contextlib.contextmanager
+def bare_app_process(
+    *, work_dir: Path, signing_secret: str, slack_api_url: str, bot_token: str
+) -> Iterator[tuple[int, str]]:
+    """A bare Bolt app in its own process (``benchkit.py bare-app``): the real app's ``App``
+    options (signature check, ``process_before_response=False``, the same listener pool),
+    ``build_http_app`` and the same uvicorn server as ``suggestbot serve``; its only listener
+    acks. Yields its pid and URL."""
+    env = _child_env(
+        {
+            "SLACK_BOT_TOKEN": bot_token,
+            "SLACK_SIGNING_SECRET": signing_secret,
+            "SLACK_API_URL": slack_api_url,
+        }
+    )
+    command = [sys.executable, str(Path(__file__).resolve()), "bare-app"]
+    with _serving_child(
+        command, env=env, log_path=work_dir / "bare-app.log", what="the bare app"
+    ) as got:
+        yield got
+
+
+def _bare_app() -> int:
+    """Serve the bare app until SIGTERM (run by :func:`bare_app_process`)."""
+    from slack_bolt import Ack, App
+    from slack_sdk import WebClient
+
+    from suggestbot.installations.scope import ContextExecutor
+    from suggestbot.serving import BackgroundServer
+    from suggestbot.slackapp.app import LISTENER_THREADS
+    from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+
+    app = App(
+        client=WebClient(token=os.environ["SLACK_BOT_TOKEN"], base_url=os.environ["SLACK_API_URL"]),
+        signing_secret=os.environ["SLACK_SIGNING_SECRET"],
+        request_verification_enabled=True,
+        process_before_response=False,
+        listener_executor=ContextExecutor(
+            max_workers=LISTENER_THREADS, thread_name_prefix="bolt-listener"
+        ),
+    )
+
+    @app.command("/suggest")
+    def only_ack(ack: Ack) -> None:
+        ack()
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    server = BackgroundServer(
+        build_http_app(app), host="127.0.0.1", port=0, log_level="warning", name="http"
+    )
+    with server:
+        print(f"serving Slack at http://127.0.0.1:{server.port}{EVENTS_PATH}", flush=True)
+        stop.wait()
+    return 0
+
+
+# ---------------------------------------------------------------- where the time goes
 
 
 class ThreadProfiles:
@@ -472,8 +746,14 @@ def child_cpu_seconds(pid: int) -> float | None:
 
 
 def _main(argv: Sequence[str]) -> int:
+    if list(argv) == ["bare-app"]:
+        return _bare_app()
     if list(argv) != ["signed-load"]:
-        print("usage: benchkit.py signed-load  (reads a job as JSON on stdin)", file=sys.stderr)
+        print(
+            "usage: benchkit.py signed-load  (reads a job as JSON on stdin)\n"
+            "       benchkit.py bare-app     (serves a bare Bolt app; settings from the env)",
+            file=sys.stderr,
+        )
         return 2
     job = json.loads(sys.stdin.read())
     print(json.dumps(asyncio.run(_signed_load(job))))

@@ -87,3 +87,18 @@ def test_a_watched_request_can_be_claimed_before_it_is_due_but_only_once() -> No
     assert watching.claim("a") is False  # busy now
     assert watching.take(until=1e9) == []
     assert watching.claim("not-watched") is False
+
+
+def test_polls_due_soon_wait_until_one_is_due_and_then_go_together() -> None:
+    watching = WatchList()
+    for name, at in (("a", 10.0), ("b", 10.5), ("c", 10.9), ("d", 12.0)):
+        watching.put(name, at)
+
+    # at 9.5 nothing is due yet: "a" and "b" are not taken out on their own
+    assert watching.take(until=10.5, once_due=9.5) == []
+    # at 10.0 "a" is due, and everything due within the next second joins it
+    assert watching.take(until=11.0, once_due=10.0) == [
+        Due("a", 10.0),
+        Due("b", 10.5),
+        Due("c", 10.9),
+    ]

@@ -8,9 +8,14 @@ meet (older than the pages read, or missed because the listing moved while pagin
 alone; so a sweep never costs more than polling each run, and no run goes unpolled.
 
 A run moving ``running → queued`` (a stalled attempt) is shown as "retrying", never as a
-failure. Transient trouble reaching the service just means the next poll comes later. Each
-run keeps its own schedule: a poll taken a little early or late (to join a sweep) still counts
-from when it was due.
+failure. Transient trouble reaching the service just means the next poll comes later.
+
+Each run keeps the guidance's spacing between the times its state is *read* (its listing page
+arrived, or its single poll answered): the next poll is due one interval after this one was
+due or was read, whichever came later. A poll is read at most the sweep's early tolerance
+before it is due (see ``jobs.timers``), so two reads of a run are never closer than one
+interval minus that tolerance. A run met on a page read for other runs is not polled by it
+(nothing is rescheduled), except that a finished one is settled at once.
 """
 
 from __future__ import annotations
@@ -68,16 +73,16 @@ def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
         run = deps.content.get_run(run_id=req.run_id)
     except _TRANSIENT as exc:
         log.warning("polling run of request %s failed (%s); polling again later", request_id, exc)
-        _again(deps, req, due_at)
+        _again(deps, req, due_at, read_at=time.time())
         return
     except NotFound:
         brief.fail(deps, request_id, failures.NOT_FOUND)
         return
     except ContentApiError as exc:
         log.warning("polling request %s: unexpected %s; polling again later", request_id, exc)
-        _again(deps, req, due_at)
+        _again(deps, req, due_at, read_at=time.time())
         return
-    settle(deps, request_id, run, due_at=due_at)
+    settle(deps, request_id, run, due_at=due_at, read_at=time.time())
 
 
 def sweep(
@@ -121,14 +126,14 @@ def sweep(
     deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
     found = _read_listing(deps, watched, finished_elsewhere, deadline)
     for run_id, (req, at) in watched.items():
-        run = found.get(run_id)
-        if run is None:
+        met = found.get(run_id)
+        if met is None:
             alone(req, at)
-        elif _needs_settling(req, run):
-            hand_over(req.id, run)
+        elif _needs_settling(req, met[0]):
+            hand_over(req.id, met[0])
             handed.add(req.id)
         else:
-            _again(deps, req, at)
+            _again(deps, req, at, read_at=met[1])
     for run in finished_elsewhere:
         request_id = claim_finished(run.id)
         if request_id is not None:
@@ -137,8 +142,16 @@ def sweep(
     return handed
 
 
-def settle(deps: Deps, request_id: str, run: GenerationRun, *, due_at: float | None = None) -> None:
-    """Act on what a poll read: post the result, tell the failure, show progress, or wait."""
+def settle(
+    deps: Deps,
+    request_id: str,
+    run: GenerationRun,
+    *,
+    due_at: float | None = None,
+    read_at: float | None = None,
+) -> None:
+    """Act on what a poll read (at ``read_at``, epoch seconds; now if not given): post the
+    result, tell the failure, show progress, or wait."""
     req = _watched(deps, request_id)
     if req is None:
         return
@@ -171,7 +184,7 @@ def settle(deps: Deps, request_id: str, run: GenerationRun, *, due_at: float | N
         )
         if moved:
             brief.refresh_root(deps, moved)
-    _again(deps, req, due_at)
+    _again(deps, req, due_at, read_at=read_at)
 
 
 def _watched(deps: Deps, request_id: str) -> Request | None:
@@ -194,9 +207,10 @@ def _read_listing(
     watched: dict[str, tuple[Request, float]],
     finished_elsewhere: list[GenerationRun],
     deadline: float | None,
-) -> dict[str, GenerationRun]:
-    """The watched runs met in the listing's first pages (at most half as many pages as runs,
-    none begun after ``deadline``); other finished runs met go to ``finished_elsewhere``.
+) -> dict[str, tuple[GenerationRun, float]]:
+    """The watched runs met in the listing's first pages, each with when its page arrived (at
+    most half as many pages as runs, none begun after ``deadline``); other finished runs met
+    go to ``finished_elsewhere``.
 
     A page that fails is not retried: the runs not met by then are polled alone, each with the
     client's retries, which is what polling without sweeps would have done (a sweep waiting
@@ -204,7 +218,7 @@ def _read_listing(
     """
     budget = math.ceil(len(watched) / 2)
     oldest = min(req.sent_at or req.created_at for req, _ in watched.values()) - AGE_MARGIN_S
-    found: dict[str, GenerationRun] = {}
+    found: dict[str, tuple[GenerationRun, float]] = {}
     cursor: str | None = None
     for _ in range(budget):
         try:
@@ -216,9 +230,10 @@ def _read_listing(
                 len(watched) - len(found),
             )
             break
+        arrived = time.time()
         for run in page.items:
             if run.id in watched:
-                found[run.id] = run
+                found.setdefault(run.id, (run, arrived))
             elif RunStatus(run.status).is_terminal:
                 finished_elsewhere.append(run)
         cursor = page.next_cursor
@@ -231,8 +246,14 @@ def _read_listing(
     return found
 
 
-def _again(deps: Deps, req: Request, due_at: float | None) -> None:
-    """Schedule the next poll by the contract's schedule, counted from when this one was due."""
+def _again(deps: Deps, req: Request, due_at: float | None, *, read_at: float | None) -> None:
+    """Schedule the next poll by the contract's schedule: one interval after this poll was due
+    or was read, whichever came later.
+
+    From when it was due when it was read early (to join a sweep), so the run keeps its
+    rhythm; from when it was read when it was read late, so that a late read followed by an
+    early one never puts two reads closer than the guidance allows (less the early tolerance).
+    """
     elapsed = deps.clock() - (req.sent_at or req.created_at)
     delay = next_poll_delay(elapsed / deps.poll_scale)
     if delay is None:
@@ -240,7 +261,6 @@ def _again(deps: Deps, req: Request, due_at: float | None) -> None:
         return
     interval = delay * deps.poll_scale
     now = time.time()
-    # From when this poll was due, so that a poll taken early or a little late (joining a
-    # sweep) keeps the run's rhythm; from now when it came more than half an interval late.
-    start = now if due_at is None or now - due_at > interval / 2 else due_at
+    read = now if read_at is None else read_at
+    start = read if due_at is None else max(due_at, read)
     deps.timers.watch_run(req.id, delay_s=start + interval - now)

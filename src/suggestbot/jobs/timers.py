@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -36,15 +35,14 @@ log = logging.getLogger(__name__)
 # than leave the request stranded until the next restart: 30 s, doubling, at most 30 min.
 FIRST_RETRY_S = 30.0
 MAX_RETRY_S = 1800.0
-# Polls due within this share of the shortest poll interval join the sweep being started
-# (1 s at the contract's 10 s) — or, when sweeps take longer, within 1.5 times the longest of
-# the last few sweeps: polls falling due while a sweep runs then join the next sweep before
-# they are due, not after. Never more than half an interval early; the run's rhythm is kept
-# either way (the next poll counts from when this one was due).
+# Early tolerance: a poll due within this share of the shortest poll interval joins the sweep
+# being started (1 s at the contract's 10 s), so that one listing sweep serves every run due
+# in the next second instead of one sweep each. It is the only way a run is read before its
+# poll is due, and never by more: with the next poll counted from when this one was due or
+# read, whichever is later (``run_watcher``), the service never sees a run polled less than
+# 90 % of the guidance's interval after its previous poll — within the jitter any client's
+# timer has, and a tenth of an interval of lag saved for every run of the sweep.
 EARLY_SHARE = 0.1
-SWEEP_MARGIN = 1.5
-RECENT_SWEEPS = 8
-MAX_EARLY_SHARE = 0.5
 # A sweep stops paging after this share of the interval; what it has not met by then is polled
 # alone, side by side on the scheduler's workers (a slow listing degrades to single polls).
 SWEEP_BUDGET_SHARE = 0.5
@@ -75,7 +73,6 @@ class SchedulerTimers:
         # Run id -> watched request id (and back), to act on finished runs a sweep meets.
         self._request_of_run: dict[str, str] = {}
         self._run_of_request: dict[str, str] = {}
-        self._recent_sweeps_s: deque[float] = deque(maxlen=RECENT_SWEEPS)
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -121,7 +118,8 @@ class SchedulerTimers:
         while not self._stopping.is_set():
             deps = self.deps
             if deps is not None:
-                due = self.watching.take(until=time.time() + self._horizon(deps))
+                now = time.time()
+                due = self.watching.take(until=now + self._horizon(deps), once_due=now)
                 if due:
                     try:
                         self._dispatch(deps, due)
@@ -132,11 +130,7 @@ class SchedulerTimers:
             self.watching.wait(now=time.time(), at_most_s=IDLE_WAKE_S)
 
     def _horizon(self, deps: Deps) -> float:
-        interval = first_poll_delay(deps)
-        with self._lock:
-            slowest = max(self._recent_sweeps_s, default=0.0)
-        early = max(EARLY_SHARE * interval, SWEEP_MARGIN * slowest)
-        return min(early, MAX_EARLY_SHARE * interval)
+        return EARLY_SHARE * first_poll_delay(deps)
 
     def _dispatch(self, deps: Deps, due: list[Due]) -> None:
         by_team: dict[str | None, list[Due]] = {}
@@ -170,7 +164,6 @@ class SchedulerTimers:
 
     def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
         handed: set[str] = set()
-        started = time.monotonic()
         try:
             with team_scope(team):
                 handed = run_watcher.sweep(
@@ -181,8 +174,6 @@ class SchedulerTimers:
                     poll_alone=self._poll_alone,
                     time_budget_s=SWEEP_BUDGET_SHARE * first_poll_delay(deps),
                 )
-            with self._lock:
-                self._recent_sweeps_s.append(time.monotonic() - started)
         except Exception:
             log.exception("polling %d runs failed; trying again later", len(due))
             self._retry_later(deps, due)

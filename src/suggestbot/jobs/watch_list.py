@@ -56,9 +56,18 @@ class WatchList:
         with self._changed:
             return self._due_at.get(request_id, self._after_busy.get(request_id))
 
-    def take(self, *, until: float) -> list[Due]:
-        """Every idle entry due by ``until``, earliest first, each marked busy."""
+    def take(self, *, until: float, once_due: float | None = None) -> list[Due]:
+        """Every idle entry due by ``until``, earliest first, each marked busy.
+
+        With ``once_due``, nothing unless some entry is due by then: entries due a little
+        later are taken together with one that is due, never on their own (so a batch covers
+        the whole window ``until`` allows, not a sliver of it).
+        """
         with self._changed:
+            if once_due is not None:
+                self._drop_stale_top()
+                if not self._heap or self._heap[0][0] > once_due:
+                    return []
             taken: list[Due] = []
             while self._heap and self._heap[0][0] <= until:
                 at, _, request_id = heapq.heappop(self._heap)

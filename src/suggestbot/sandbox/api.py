@@ -29,7 +29,7 @@ from suggestbot.sandbox.http import (
     validate_body,
 )
 from suggestbot.sandbox.images import render_png
-from suggestbot.sandbox.paging import page
+from suggestbot.sandbox.paging import page, page_of_keys
 from suggestbot.sandbox.state import catalog_key
 
 _THREAD_NAME_MAX_CHARS = 60
@@ -183,22 +183,15 @@ def build_routes(env: Env) -> list[Route]:
         caller = _caller(env, request)
         params = query(request, wire.PageQuery)
         with state.lock:
-            items = [
-                r
-                for r in state.runs.values()
-                if content.can_see_run(caller, r)
-                and (params.created_by is None or r.created_by == params.created_by)
-            ]
-            chunk, cursor = page(
-                items,
-                key=lambda r: (r.created_at, r.id),
+            keys, cursor = page_of_keys(
+                content.visible_run_order(env, caller, params.created_by),
                 listing="runs",
                 cursor=params.cursor,
                 limit=params.limit,
                 short_pages=env.faults.short_pages,
                 overlap=env.faults.overlap_pages,
             )
-            models = [views.run(r) for r in chunk]
+            models = [views.run(state.runs[run_id]) for _, run_id in keys]
         return _page_response(models, cursor)
 
     async def create_run(request: Request) -> Response:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import secrets
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ from suggestbot.sandbox import generator
 from suggestbot.sandbox.auth import Caller
 from suggestbot.sandbox.env import Env
 from suggestbot.sandbox.errors import not_found
+from suggestbot.sandbox.paging import SortKey
 from suggestbot.sandbox.records import (
     ImageRec,
     RunRec,
@@ -49,6 +51,18 @@ def can_see_run(caller: Caller, run: RunRec) -> bool:
     if run.tenant_id != caller.tenant_id:
         return False
     return not caller.is_user or run.created_by == caller.user_id
+
+
+def visible_run_order(env: Env, caller: Caller, created_by: str | None) -> Sequence[SortKey]:
+    """The (created_at, id) of the runs the caller sees, filtered to one creator if asked,
+    oldest first (the kept listing order; see :meth:`State.add_run`)."""
+    state = env.state
+    creator = caller.user_id if caller.is_user else created_by
+    if caller.is_user and created_by is not None and created_by != caller.user_id:
+        return ()
+    if creator is None:
+        return state.run_order.get(caller.tenant_id, ())
+    return state.run_order_by_creator.get((caller.tenant_id, creator), ())
 
 
 def can_see_thread(caller: Caller, thread: ThreadRec) -> bool:

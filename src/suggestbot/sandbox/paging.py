@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TypeVar
@@ -57,14 +58,34 @@ def page(
     With ``overlap`` the next page repeats that many items of this one (never all of them, so
     paging always moves on).
     """
-    ordered = sorted(items, key=key, reverse=True)
-    if cursor is not None:
-        position = _decode(listing, cursor)
-        ordered = [item for item in ordered if key(item) < position]
+    by_key = {key(item): item for item in items}
+    keys, cursor = page_of_keys(
+        sorted(by_key),
+        listing=listing,
+        cursor=cursor,
+        limit=limit,
+        short_pages=short_pages,
+        overlap=overlap,
+    )
+    return [by_key[k] for k in keys], cursor
+
+
+def page_of_keys(
+    keys: Sequence[SortKey],
+    *,
+    listing: str,
+    cursor: str | None,
+    limit: int,
+    short_pages: int = 0,
+    overlap: int = 0,
+) -> tuple[list[SortKey], str | None]:
+    """One page, newest first, of ``keys`` kept in ascending order (oldest first), found by
+    bisection: a listing that keeps its order costs one page, not a sort of every item."""
+    end = len(keys) if cursor is None else bisect_left(keys, _decode(listing, cursor))
     size = min(limit, short_pages) if short_pages else limit
-    chunk = ordered[:size]
-    more = len(ordered) > size
+    chunk = list(reversed(keys[max(0, end - size) : end]))
+    more = end > size
     if chunk and (more or short_pages):
         back = min(overlap, len(chunk) - 1)
-        return chunk, _encode(listing, key(chunk[-1 - back]))
+        return chunk, _encode(listing, chunk[-1 - back])
     return chunk, None

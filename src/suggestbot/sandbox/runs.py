@@ -110,7 +110,7 @@ def create_run(
             request=echo,
             due_at=now + env.scaled(env.faults.run_timing.queued_s),
         )
-        state.runs[run.id] = run
+        state.add_run(run)
         if env.faults.run_create_rate_limit is not None:
             state.run_creations.setdefault(caller.tenant_id, deque()).append(now)
         state.touch()

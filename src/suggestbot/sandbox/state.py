@@ -13,6 +13,7 @@ import logging
 import os
 import tempfile
 import threading
+from bisect import insort
 from collections import deque
 from datetime import datetime
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
+from suggestbot.sandbox.paging import SortKey
 from suggestbot.sandbox.records import (
     AccessTokenRec,
     CredentialRec,
@@ -77,7 +79,11 @@ class State:
         self.suggestions: dict[str, SuggestionRec] = {}
         self.sets: dict[str, SetRec] = {}
         self.threads: dict[str, ThreadRec] = {}
-        self.runs: dict[str, RunRec] = {}
+        self.runs: dict[str, RunRec] = {}  # add with add_run, which keeps the orders below
+        # (created_at, id) of each tenant's runs, and of each (tenant, creator)'s, oldest
+        # first: the run listing pages through these by bisection instead of sorting per page.
+        self.run_order: dict[str, list[SortKey]] = {}
+        self.run_order_by_creator: dict[tuple[str, str], list[SortKey]] = {}
         # key "tenant|segment|use_case" -> job in progress (POST /v1/inspiration joins it)
         self.precompute_jobs: dict[str, PrecomputeJobRec] = {}
         # catalog_key -> ready-made set ids, oldest version first
@@ -106,6 +112,14 @@ class State:
         ids = self.catalog.get(catalog_key(tenant_id, segment_id, use_case_id, locale), [])
         return 1 + max((self.sets[i].version or 0 for i in ids), default=0)
 
+    def add_run(self, run: RunRec) -> None:
+        """Store a new run and keep the listing orders (runs are created in time order, so
+        this is an append but for ties and a clock that stepped back)."""
+        self.runs[run.id] = run
+        key = (run.created_at, run.id)
+        insort(self.run_order.setdefault(run.tenant_id, []), key)
+        insort(self.run_order_by_creator.setdefault((run.tenant_id, run.created_by), []), key)
+
     # --- persistence ---------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -127,6 +141,8 @@ class State:
             for raw in data.get(name, []):
                 rec = record_type.model_validate(raw)
                 table[getattr(rec, key)] = rec
+        for run in list(state.runs.values()):
+            state.add_run(run)
         for raw in data.get("precompute_jobs", []):
             job = PrecomputeJobRec.model_validate(raw)
             state.precompute_jobs[f"{job.tenant_id}|{job.segment_id}|{job.use_case_id}"] = job
