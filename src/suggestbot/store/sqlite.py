@@ -7,14 +7,17 @@ Choices, and why:
   fire-and-forget and would lose the last writes on a SIGKILL).
 - WAL journal with ``PRAGMA synchronous=NORMAL`` on every connection: a commit appends to the
   write-ahead log and returns without an fsync (the log is synced at each checkpoint), so the
-  delivery claim and the brief's record before an ack cost no disk flush, and a reader never
-  waits for a writer. What it guarantees: a committed write is in the OS's page cache when the
-  call returns, so it survives the process being killed (SIGKILL) and an orderly host restart;
-  a power cut or kernel crash may lose the last commits since the previous checkpoint, never
-  the file's consistency. ``FULL`` would also cover power loss at one fsync per commit, which
-  under load serialised every ack behind the disk. The ``-wal`` and ``-shm`` files live beside
-  the database while it is open (SQLite folds them back in when the last connection closes);
-  copy it with ``suggestbot backup``, never with ``cp``.
+  delivery claim and the brief's record before an ack cost no disk flush. What it guarantees:
+  a committed write is in the OS's page cache when the call returns, so it survives the
+  process being killed (SIGKILL) and an orderly host restart; a power cut or kernel crash may
+  lose the last commits since the previous checkpoint, never the file's consistency. ``FULL``
+  would also cover power loss at one fsync per commit; the promise is about the process dying
+  and the host restarting, and with ``FULL`` the brief's ack kept less of the bare app's
+  throughput (0.73-0.96x against 0.81-1.01x, bench ``ack_latency.py``). The old rollback
+  journal (``DELETE``) cost several fsyncs and a file created and removed per commit:
+  0.49-0.53x. The ``-wal`` and ``-shm`` files live beside the database while it is open
+  (SQLite folds them back in when the last connection closes); copy it with
+  ``suggestbot backup``, never with ``cp``.
 - A batch (``put_many``, ``update_many``, ...) is one transaction of one table, so one commit
   however many rows it writes.
 - Values go through :mod:`suggestbot.store.codec` (JSON text), never pickle.
