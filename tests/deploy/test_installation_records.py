@@ -19,6 +19,12 @@ from suggestbot.store import SqliteStore, TokenVault, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
 
 
+def at_rest(db: Path) -> bytes:
+    """The state file and its write-ahead log: everything the store keeps on disk."""
+    wal = Path(f"{db}-wal")
+    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
 @pytest.fixture
 def sqlite(tmp_path: Path) -> Iterator[SqliteStore]:
     store = SqliteStore(tmp_path / DB_FILENAME)
@@ -81,7 +87,7 @@ def test_no_token_or_webhook_url_is_stored_in_clear(
     installs: EncryptedInstallationStore, sqlite: SqliteStore, tmp_path: Path
 ) -> None:
     installs.save(_installation())
-    raw = (tmp_path / DB_FILENAME).read_bytes()
+    raw = at_rest(tmp_path / DB_FILENAME)
     for secret in ("xoxb-1-aaa", "xoxe-1-refresh", "xoxp-U1-user", "secretpath"):
         assert secret.encode() not in raw
     for table in (BOTS_TABLE, INSTALLATIONS_TABLE):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from deploy_helpers import ACME, BERGWERK, OAuthWorld, Team, wait_for
 
 from suggestbot.installations.lifecycle import UNINSTALLED
@@ -9,6 +11,12 @@ from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import ViewSubmission
 from suggestbot.store.sqlite import DB_FILENAME
+
+
+def at_rest(db: Path) -> bytes:
+    """The state file and its write-ahead log: everything the store keeps on disk."""
+    wal = Path(f"{db}-wal")
+    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 def _dm_text(team: Team, user_id: str) -> str:
@@ -58,7 +66,7 @@ def test_two_workspaces_work_independently_each_with_its_own_tenant(world: OAuth
         what="the admin to be told the credentials were saved",
         detail=lambda: _dm_text(south, south.admin),
     )
-    assert BERGWERK.client_secret.encode() not in (world.data_dir / DB_FILENAME).read_bytes()
+    assert BERGWERK.client_secret.encode() not in at_rest(world.data_dir / DB_FILENAME)
 
     world.connect(north, north.member, world.user_token(ACME))
     world.connect(south, south.member, world.user_token(BERGWERK))

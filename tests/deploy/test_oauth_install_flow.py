@@ -24,6 +24,12 @@ from suggestbot.store.sqlite import DB_FILENAME
 TOKEN_SHAPE = re.compile(rb"xox[abposre][.-]")
 
 
+def at_rest(db: Path) -> bytes:
+    """The state file and its write-ahead log: everything the store keeps on disk."""
+    wal = Path(f"{db}-wal")
+    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
 def _with_state(url: str, state: str | None) -> str:
     parts = urlsplit(url)
     query = [(k, v) for k, v in parse_qsl(parts.query) if k != "state"]
@@ -51,7 +57,7 @@ def test_install_through_slack_stores_the_installation_with_tokens_encrypted(
     assert token is not None and world.north.emu.token_accepted(token)
     assert world.north.emu.installs == 1
     # At rest: only ciphertext, in the database file and in every stored record.
-    raw = (world.data_dir / DB_FILENAME).read_bytes()
+    raw = at_rest(world.data_dir / DB_FILENAME)
     assert token.encode() not in raw
     assert TOKEN_SHAPE.search(raw) is None
     for table in (BOTS_TABLE, INSTALLATIONS_TABLE):

@@ -19,6 +19,12 @@ SHORT_LIFETIME_S = 600
 SLACK_LIFETIME_S = 12 * 3600
 
 
+def at_rest(db: Path) -> bytes:
+    """The state file and its write-ahead log: everything the store keeps on disk."""
+    wal = Path(f"{db}-wal")
+    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
 @pytest.fixture
 def rotating(tmp_path: Path) -> Iterator[OAuthWorld]:
     running = OAuthWorld(
@@ -66,7 +72,7 @@ def test_a_slack_request_refreshes_an_expiring_token_first(rotating: OAuthWorld)
     assert north.emu.token_refreshes == 1
     assert new_token not in (None, old_token) and new_refresh not in (None, old_refresh)
     assert north.emu.token_accepted(new_token)  # type: ignore[arg-type]
-    raw = (rotating.data_dir / DB_FILENAME).read_bytes()
+    raw = at_rest(rotating.data_dir / DB_FILENAME)
     assert re.search(rb"xox[be][.-]", raw) is None
     # A fresh token is good for 12 hours: the next request refreshes nothing.
     north.slack.slash_command(north.member, north.channel, "help")

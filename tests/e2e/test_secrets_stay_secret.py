@@ -19,6 +19,12 @@ from suggestbot.stage import ALICE, SIGNING_SECRET, Stage, wait_for
 SECRET_SHAPES = re.compile(r"sbx_(?:at|ut|cs)_[A-Za-z0-9_-]{6,}|xox[abp]-[A-Za-z0-9-]{6,}|[?&]sig=")
 
 
+def at_rest(db: Path) -> bytes:
+    """The state file and its write-ahead log: everything the store keeps on disk."""
+    wal = Path(f"{db}-wal")
+    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
 @pytest.fixture
 def debug_log() -> Iterator[io.StringIO]:
     stream = io.StringIO()
@@ -62,7 +68,7 @@ def test_a_whole_brief_leaves_no_secret_in_logs_or_database(
     ):
         assert secret not in logs
 
-    database = (Path(stage.data_dir) / "suggestbot.sqlite").read_bytes().decode("latin-1")
+    database = at_rest(Path(stage.data_dir) / "suggestbot.sqlite").decode("latin-1")
     assert "requests" in database  # the records are there...
     assert SECRET_SHAPES.findall(database) == []  # ...but no secret of any shape
     assert token not in database and signed_url.split("?", 1)[1] not in database

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 from pathlib import Path
 
@@ -75,6 +80,55 @@ def test_exactly_one_of_twenty_concurrent_callers_wins(backend: str, tmp_path: P
         thread.join()
     store.close()
     assert sorted(results) == [False] * 19 + [True]
+
+
+# Twenty threads claim forty deliveries at once, every delivery by two threads (a Slack retry
+# racing the first try); each thread reports a claim it won only after ``first_time`` returned,
+# as the middleware acks only then. Then the process dies by SIGKILL, closing nothing.
+_CLAIM_THEN_DIE = textwrap.dedent(
+    """
+    import json, os, signal, sys, threading
+    from pathlib import Path
+    from suggestbot.store import DeliveryLog, SqliteStore
+
+    log = DeliveryLog(SqliteStore(Path(sys.argv[1])))
+    barrier = threading.Barrier(20)
+    out = threading.Lock()
+
+    def claim(n):
+        barrier.wait()
+        for k in range(4):
+            key = f"command:{(n % 10) * 4 + k}"
+            if log.first_time(key, pending=f"sealed {key}"):
+                with out:
+                    sys.stdout.write(json.dumps(key) + "\\n")
+                    sys.stdout.flush()
+
+    threads = [threading.Thread(target=claim, args=(n,)) for n in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_concurrent_claims_are_durable_when_they_return_and_refuse_a_retry(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "suggestbot.sqlite"
+    child = subprocess.run(
+        [sys.executable, "-c", _CLAIM_THEN_DIE, str(db)], capture_output=True, timeout=120
+    )
+    assert child.returncode == -signal.SIGKILL, child.stderr.decode()
+    won = [json.loads(line) for line in child.stdout.decode().splitlines()]
+    # Exactly one winner for each delivery, though two threads raced for every one.
+    assert sorted(won) == sorted(f"command:{n}" for n in range(40))
+    with SqliteStore(db) as store:  # a new process's view: what reached the file
+        log = DeliveryLog(store)
+        assert sorted(log.unfinished()) == sorted((key, f"sealed {key}") for key in won)
+        assert not any(log.first_time(key) for key in won)  # the retry after a restart
 
 
 def test_prune_deletes_only_expired_entries() -> None:

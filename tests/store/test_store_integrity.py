@@ -47,7 +47,8 @@ def test_a_truncated_file_refuses_to_open(tmp_path: Path) -> None:
 
 
 # Writes part of a big transaction into the file (a one-page cache spills it) and dies by
-# SIGKILL before committing: the file is left with a hot journal, as after a real crash.
+# SIGKILL before committing: the store's write-ahead log is left holding uncommitted pages, as
+# after a real crash.
 _DIE_MID_TRANSACTION = textwrap.dedent(
     """
     import os, signal, sqlite3, sys
@@ -67,7 +68,7 @@ def test_a_crash_mid_transaction_is_not_called_damage(tmp_path: Path) -> None:
     path = filled(tmp_path / "suggestbot.sqlite")
     died = subprocess.run([sys.executable, "-c", _DIE_MID_TRANSACTION, str(path)], check=False)
     assert died.returncode == -signal.SIGKILL
-    assert path.with_name(path.name + "-journal").stat().st_size > 0  # a hot journal
+    assert path.with_name(path.name + "-wal").stat().st_size > 0  # uncommitted pages left
     with SqliteStore(path) as store:  # rolled back, not refused
         records = store.items("requests")
     assert len(records) == 400 and all(r["n"] >= 0 for _, r in records)

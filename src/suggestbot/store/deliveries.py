@@ -8,7 +8,8 @@ Slack's retry window.
 An entry can also carry the delivery itself (``pending_enc``, sealed by the caller) until its work
 is finished: Slack never resends an interaction it had an answer for, so the claim that is
 written before the ack is also what a restart carries out when the process died after it.
-Claim and record are one write, keeping the ack cheap.
+Claim and record are one write, keeping the ack cheap; on SQLite that write is a WAL commit
+without an fsync, which a SIGKILL or a host restart cannot undo (see ``store.sqlite``).
 """
 
 from __future__ import annotations
