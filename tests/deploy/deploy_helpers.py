@@ -269,3 +269,10 @@ class OAuthWorld:
 
 
 __all__ = ["ACME", "BERGWERK", "OAuthWorld", "Team", "wait_for"]
+
+
+def at_rest(db: Path) -> bytes:
+    """The state file and its write-ahead log: everything the store keeps on disk (with WAL,
+    the newest records are in the log until a checkpoint moves them into the file)."""
+    wal = Path(f"{db}-wal")
+    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")

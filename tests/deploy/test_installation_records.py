@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from deploy_helpers import at_rest
 from slack_sdk.oauth.installation_store import Installation
 
 from suggestbot.installations.store import (
@@ -17,12 +18,6 @@ from suggestbot.installations.store import (
 )
 from suggestbot.store import SqliteStore, TokenVault, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
-
-
-def at_rest(db: Path) -> bytes:
-    """The state file and its write-ahead log: everything the store keeps on disk."""
-    wal = Path(f"{db}-wal")
-    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 @pytest.fixture

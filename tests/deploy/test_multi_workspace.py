@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from deploy_helpers import ACME, BERGWERK, OAuthWorld, Team, wait_for
+from deploy_helpers import ACME, BERGWERK, OAuthWorld, Team, at_rest, wait_for
 
 from suggestbot.installations.lifecycle import UNINSTALLED
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import ViewSubmission
 from suggestbot.store.sqlite import DB_FILENAME
-
-
-def at_rest(db: Path) -> bytes:
-    """The state file and its write-ahead log: everything the store keeps on disk."""
-    wal = Path(f"{db}-wal")
-    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 def _dm_text(team: Team, user_id: str) -> str:

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import httpx
 import pytest
-from deploy_helpers import ACME, OAuthWorld, Team, wait_for
+from deploy_helpers import ACME, OAuthWorld, Team, at_rest, wait_for
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient, UserTokenAuth
@@ -22,12 +22,6 @@ from suggestbot.store import MemoryStore, TokenVault, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
 
 TOKEN_SHAPE = re.compile(rb"xox[abposre][.-]")
-
-
-def at_rest(db: Path) -> bytes:
-    """The state file and its write-ahead log: everything the store keeps on disk."""
-    wal = Path(f"{db}-wal")
-    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 def _with_state(url: str, state: str | None) -> str:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from deploy_helpers import OAuthWorld, wait_for
+from deploy_helpers import OAuthWorld, at_rest, wait_for
 
 from suggestbot.installations.scope import team_scope
 from suggestbot.store.sqlite import DB_FILENAME
@@ -17,12 +17,6 @@ from suggestbot.store.sqlite import DB_FILENAME
 # Shorter than the two hours before expiry from which tokens are refreshed.
 SHORT_LIFETIME_S = 600
 SLACK_LIFETIME_S = 12 * 3600
-
-
-def at_rest(db: Path) -> bytes:
-    """The state file and its write-ahead log: everything the store keeps on disk."""
-    wal = Path(f"{db}-wal")
-    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 @pytest.fixture

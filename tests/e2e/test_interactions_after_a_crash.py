@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from at_rest import at_rest
 
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.stage import ALICE, Stage, wait_for
@@ -93,8 +94,7 @@ def test_a_connect_submission_links_after_a_crash_and_keeps_no_clear_token(
     assert answer.response.status == 200 and answer.errors == {}
     wait_for(lambda: kill.fired, what="the app to die straight after the ack")
     # The submission is kept until its work is done, sealed: the token is not in the file.
-    database = (stage.data_dir / "suggestbot.sqlite").read_bytes()
-    assert token.encode() not in database
+    assert token.encode() not in at_rest(stage.data_dir / "suggestbot.sqlite")
     stage.restart_app(graceful=False)
     wait_for(
         lambda: "account is connected" in stage.emu.ephemeral_transcript(ALICE),

@@ -16,16 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from at_rest import at_rest
 
 from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.store import TokenVault, generate_key
-
-
-def at_rest(db: Path) -> bytes:
-    """The state file and its write-ahead log: everything the store keeps on disk."""
-    wal = Path(f"{db}-wal")
-    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 def rotate_keys(stage: Stage) -> subprocess.CompletedProcess[str]:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from at_rest import at_rest
 
 from suggestbot.logs import configure_logging
 from suggestbot.stage import ALICE, SIGNING_SECRET, Stage, wait_for
@@ -17,12 +18,6 @@ from suggestbot.stage import ALICE, SIGNING_SECRET, Stage, wait_for
 # Shapes of every secret in play: sandbox access/user tokens and client secrets, Slack tokens,
 # and the query string of a signed image URL (its signature is the credential).
 SECRET_SHAPES = re.compile(r"sbx_(?:at|ut|cs)_[A-Za-z0-9_-]{6,}|xox[abp]-[A-Za-z0-9-]{6,}|[?&]sig=")
-
-
-def at_rest(db: Path) -> bytes:
-    """The state file and its write-ahead log: everything the store keeps on disk."""
-    wal = Path(f"{db}-wal")
-    return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
 
 
 @pytest.fixture
