@@ -129,30 +129,19 @@ def _retry(deps: Deps, body: dict[str, Any]) -> None:
 
 
 def _edit_resend(deps: Deps, body: dict[str, Any]) -> None:
-    user_id = body["user"]["id"]
-    req = deps.records.requests.get(_value(body))
-    if req is None:
-        return
-    if req.user_id != user_id:
-        _tell(deps, body, t("error.only_author", deps.lang_of(user_id), user=req.user_id))
-        return
-    open_brief_modal(
-        deps,
-        trigger_id=body["trigger_id"],
-        team_id=req.team_id,
-        user_id=user_id,
-        channel_id=req.channel_id,
-        text=req.steering_text,
-        request_id=req.id,
-        segment_id=req.body.get("segment_id"),
-        use_case_id=req.body.get("use_case_id"),
-        variants=int(req.body.get("variant_count") or 1),
-    )
+    """[Edit and resend]: the brief modal prefilled, to resend this very request edited."""
+    _reopen_brief(deps, body, resend=True)
 
 
 def _change_choices(deps: Deps, body: dict[str, Any]) -> None:
     """[Change] on a quick brief's root: the brief modal with the same text and the choices it
     reused, to send it again with others (which are then remembered)."""
+    _reopen_brief(deps, body, resend=False)
+
+
+def _reopen_brief(deps: Deps, body: dict[str, Any], *, resend: bool) -> None:
+    """The brief modal filled from the pressed root's request, for its author only; with
+    ``resend`` the submission replaces that request instead of sending a new brief."""
     user_id = body["user"]["id"]
     req = deps.records.requests.get(_value(body))
     if req is None:
@@ -167,6 +156,7 @@ def _change_choices(deps: Deps, body: dict[str, Any]) -> None:
         user_id=user_id,
         channel_id=req.channel_id,
         text=req.steering_text,
+        request_id=req.id if resend else None,
         segment_id=req.body.get("segment_id"),
         use_case_id=req.body.get("use_case_id"),
         variants=int(req.body.get("variant_count") or 1),
