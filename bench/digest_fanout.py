@@ -45,10 +45,10 @@ from benchkit import (
     wait_until,
 )
 
-from suggestbot.slackapp.flows.digest_schedule import WEEKDAYS
-from suggestbot.slackapp.flows.records import Digest
+from suggestbot.flows.digest_schedule import WEEKDAYS
 from suggestbot.slackemu.ids import ts_to_float
 from suggestbot.stage import ALICE, Stage
+from suggestbot.store.records import Digest
 
 TZ = "Europe/Berlin"
 SETUP_MARGIN_S = 15.0  # the due minute is at least this far from the end of set-up

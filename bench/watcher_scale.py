@@ -59,15 +59,15 @@ from benchkit import (
 )
 
 from suggestbot.config import Settings
+from suggestbot.flows.deps import Deps
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import EARLY_SHARE, SchedulerTimers
 from suggestbot.jobs.watch_list import Due
 from suggestbot.runtime import Runtime
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Request
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.store.records import Request
 
 FIRST_POLL_S = 10.0
 POLL_ROUTE = "GET /v1/generation-runs/{run_id}"

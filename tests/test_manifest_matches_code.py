@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "suggestbot"
 APP_CODE = [
     SOURCE / "slackapp",
+    SOURCE / "flows",
     SOURCE / "jobs",
     SOURCE / "installations",
     SOURCE / "runtime.py",

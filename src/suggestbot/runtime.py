@@ -25,6 +25,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.embedded import EmbeddedSandbox
+from suggestbot.flows.deps import Deps
 from suggestbot.health import Health, ServiceProbe, probe_client
 from suggestbot.installations.scope import ContextExecutor
 from suggestbot.installations.tenancy import Tenancy
@@ -35,10 +36,9 @@ from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.slackapp.app import build_app
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Records
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
 from suggestbot.store import DeliveryLog, TokenVault, open_store
+from suggestbot.store.records import Records
 
 log = logging.getLogger(__name__)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Thread
+from suggestbot.flows import linking, slackio, threads
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import linking, slackio, threads
 from suggestbot.stage import Stage, wait_for
 
 

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from refine_helpers import brief_thread, connect, refinement_runs, wait_ephemeral_with, wait_turn
 
+from suggestbot.flows import linking
 from suggestbot.jobs.digest_wave import run_wave
 from suggestbot.sandbox import RunTiming
-from suggestbot.slackapp.flows import linking
 from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE, Stage, wait_for
 

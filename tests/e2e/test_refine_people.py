@@ -18,8 +18,8 @@ from refine_helpers import (
     wait_turn,
 )
 
+from suggestbot.flows import slackio
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import slackio
 from suggestbot.slackemu import BOT_ID, BOT_USER_ID
 from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 

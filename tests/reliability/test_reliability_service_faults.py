@@ -29,8 +29,8 @@ from reliability_harness import (
     wait_for,
 )
 
+from suggestbot.flows import failures
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.flows import failures
 from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE, BRUNO, CAROL, LANGS
 

@@ -22,9 +22,9 @@ from suggestbot.slackapp.blocks.inspiration import (
     shorten,
 )
 from suggestbot.slackapp.blocks.results import Variant
-from suggestbot.slackapp.flows.records import Digest
 from suggestbot.slackapp.messages import t
 from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
+from suggestbot.store.records import Digest
 
 LABELS = Labels(segment="Weekend <Hikers>", use_case="Spring & Launch")
 
@@ -239,7 +239,7 @@ def test_short_line_and_shorten() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_app_home_says_why_a_digest_paused_and_what_to_do_without_slack_codes(lang: str) -> None:
-    from suggestbot.slackapp.flows.home import digest_line
+    from suggestbot.flows.home import digest_line
 
     record = {
         "channel_id": "C0SALES",

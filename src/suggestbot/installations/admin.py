@@ -12,13 +12,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from suggestbot.flows import home, slackio
+from suggestbot.flows.deps import Deps
 from suggestbot.installations import admin_blocks
 from suggestbot.installations.service import CheckResult, ContentClients, check_credentials
 from suggestbot.installations.service import url_problem as service_url_problem
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import home, slackio
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.messages import t
 
 log = logging.getLogger(__name__)

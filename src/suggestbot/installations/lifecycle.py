@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from slack_sdk.oauth.installation_store import InstallationStore
 
+from suggestbot.flows import revocation
+from suggestbot.flows.deps import Deps
 from suggestbot.installations.service import ContentClients
-from suggestbot.slackapp.flows import revocation
-from suggestbot.slackapp.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -9,11 +9,11 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
+from suggestbot.flows.deps import Deps
 from suggestbot.installations import admin, lifecycle
 from suggestbot.installations.scope import enter_team
 from suggestbot.installations.service import ContentClients
 from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.payloads import view_values
 

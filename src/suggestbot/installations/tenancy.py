@@ -26,6 +26,7 @@ from slack_sdk.http_retry import RetryHandler
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient
+from suggestbot.flows.deps import Deps
 from suggestbot.installations import admin, listeners
 from suggestbot.installations.service import ContentClients, TeamContentProxy
 from suggestbot.installations.state import SignedStateStore
@@ -37,7 +38,6 @@ from suggestbot.installations.tokens import (
     TeamWebClient,
 )
 from suggestbot.logs import register_secret
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.http import INSTALL_PATH, REDIRECT_PATH
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.store import Store, TokenVault

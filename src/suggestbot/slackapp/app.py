@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from slack_bolt import App
 from slack_sdk import WebClient
 
+from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import ContextExecutor
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners import register_all, revocation
 
 if TYPE_CHECKING:

@@ -23,12 +23,12 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
+from suggestbot.flows.digest_schedule import WEEKDAYS, WORKDAYS, Schedule, next_fire
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.results import MESSAGE_BLOCKS_MAX, Message
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.flows.digest_schedule import WEEKDAYS, WORKDAYS, Schedule, next_fire
-from suggestbot.slackapp.flows.records import Digest
 from suggestbot.slackapp.messages import t
+from suggestbot.store.records import Digest
 
 SELECT_OPTIONS_MAX = 100
 OPTION_TEXT_MAX = 75

@@ -12,9 +12,9 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from suggestbot.flows import interactions, slackio
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import interactions, slackio
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.messages import t
 
 log = logging.getLogger(__name__)

@@ -23,8 +23,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.slackapp.flows import revocation
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows import revocation
+from suggestbot.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -17,8 +17,8 @@ from typing import Any
 from slack_bolt import App, BoltResponse
 
 from suggestbot.contentapi import is_invalid_text
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import view_values
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from suggestbot.flows import drafts, linking, lists, slackio
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.flows import drafts, linking, lists, slackio
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.messages import t
 
 

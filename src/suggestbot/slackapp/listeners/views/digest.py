@@ -6,13 +6,13 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
+from suggestbot.flows import digests, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digest_schedule import is_valid_zone, parse_hhmm
+from suggestbot.flows.inspiration import Pair
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.digests import QUIET
 from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import digests, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.digest_schedule import is_valid_zone, parse_hhmm
-from suggestbot.slackapp.flows.inspiration import Pair
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.messages import t

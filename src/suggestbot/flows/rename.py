@@ -18,16 +18,16 @@ from suggestbot.contentapi import (
     UserTokenRejected,
     check_thread_name,
 )
+from suggestbot.flows import refine, threads
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
 from suggestbot.slackapp.blocks.thread_modals import build_rename_modal
-from suggestbot.slackapp.flows import refine, threads
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import LinkedUser, user_key
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import dump_metadata
+from suggestbot.store.records import LinkedUser, user_key
 
 log = logging.getLogger(__name__)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.slackapp.flows import slackio
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows import slackio
+from suggestbot.flows.deps import Deps
 
 # A claim is written before the post, so the post's ts is later; the margin covers clock skew
 # between this host and Slack.

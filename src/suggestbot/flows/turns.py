@@ -17,13 +17,13 @@ from suggestbot.contentapi import (
     Suggestion,
     Thread,
 )
+from suggestbot.flows import slackio, threads
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.results import POSTS_TABLE, asset_ref, mint_urls
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.results import Button, Message, Variant
 from suggestbot.slackapp.blocks.turns import build_turn_messages
-from suggestbot.slackapp.flows import slackio, threads
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import PostedVariant, Request
-from suggestbot.slackapp.flows.results import POSTS_TABLE, asset_ref, mint_urls
+from suggestbot.store.records import PostedVariant, Request
 
 log = logging.getLogger(__name__)
 

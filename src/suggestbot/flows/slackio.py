@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 from slack_sdk.errors import SlackApiError
 
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from suggestbot.slackapp.flows import failures
+from suggestbot.flows import failures
 from suggestbot.slackapp.messages import t
 
 

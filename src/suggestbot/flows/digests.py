@@ -1,6 +1,6 @@
 """Digest subscriptions: create, find, pause, resume, remove, preview, and pause on a dead channel.
 
-The records live in the store table ``digests`` (:class:`~suggestbot.slackapp.flows.records.Digest`,
+The records live in the store table ``digests`` (:class:`~suggestbot.store.records.Digest`,
 also listed on App Home); the minute job that posts them is :mod:`suggestbot.jobs.digest_wave`.
 """
 
@@ -11,6 +11,16 @@ from collections.abc import Collection
 from typing import Any
 
 from suggestbot.contentapi import ContentApiError, SuggestionSet
+from suggestbot.flows import home, interactions, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digest_schedule import Schedule, from_epoch, next_fire
+from suggestbot.flows.inspiration import (
+    Asker,
+    Pair,
+    image_url,
+    read_newest,
+    variant_of,
+)
 from suggestbot.slackapp.blocks.digests import build_digest_list, slack_date, weekday_names
 from suggestbot.slackapp.blocks.inspiration import (
     Labels,
@@ -20,18 +30,8 @@ from suggestbot.slackapp.blocks.inspiration import (
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.flows import home, interactions, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.digest_schedule import Schedule, from_epoch, next_fire
-from suggestbot.slackapp.flows.inspiration import (
-    Asker,
-    Pair,
-    image_url,
-    read_newest,
-    variant_of,
-)
-from suggestbot.slackapp.flows.records import Digest
 from suggestbot.slackapp.messages import t
+from suggestbot.store.records import Digest
 
 log = logging.getLogger(__name__)
 

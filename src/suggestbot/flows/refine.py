@@ -1,6 +1,6 @@
 """Refinements: from a reply in a Slack thread (or the Refine… modal) to a ``refinement`` run.
 
-A refinement is a :class:`~suggestbot.slackapp.flows.records.Request` of kind ``refinement``
+A refinement is a :class:`~suggestbot.store.records.Request` of kind ``refinement``
 and goes through the same lifecycle as a brief (``brief.start``'s steps: record, post, submit,
 watch), created with the ACTING user's own token. Its "root message" is a status reply in the
 Slack thread; when the run succeeds, :mod:`.turns` turns that reply into "Turn n".
@@ -22,6 +22,9 @@ from pydantic import BaseModel, Field
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, EmailPayload, NotFound, is_invalid_text
+from suggestbot.flows import brief, failures, interactions, linking, slackio, threads
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button, Message
@@ -32,12 +35,9 @@ from suggestbot.slackapp.blocks.turns import (
     build_refinement_status,
     is_long,
 )
-from suggestbot.slackapp.flows import brief, failures, interactions, linking, slackio, threads
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Failure, HeldInput, Request, Table, user_key
-from suggestbot.slackapp.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.replies import ThreadReply, parse_variant_choice
+from suggestbot.store.records import Failure, HeldInput, Request, Table, user_key
 
 log = logging.getLogger(__name__)
 

@@ -25,6 +25,9 @@ from suggestbot.contentapi import (
     Thread,
     UserTokenRejected,
 )
+from suggestbot.flows import slackio, yours
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.refine import respond
 from suggestbot.slackapp.blocks.lists import (
     RunItem,
     ThreadItem,
@@ -33,11 +36,8 @@ from suggestbot.slackapp.blocks.lists import (
 )
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import slackio, yours
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Table, user_key
-from suggestbot.slackapp.flows.refine import respond
 from suggestbot.slackapp.messages import t
+from suggestbot.store.records import Table, user_key
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,13 @@ from suggestbot.contentapi import (
     NotFound,
     Thread,
 )
+from suggestbot.flows import yours
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.lists import run_text, user_client
 from suggestbot.slackapp.blocks.lists import excerpt, slack_date
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
 from suggestbot.slackapp.blocks.thread_modals import build_history_modal
 from suggestbot.slackapp.blocks.turns import quote
-from suggestbot.slackapp.flows import yours
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.lists import run_text, user_client
 from suggestbot.slackapp.messages import t
 
 log = logging.getLogger(__name__)

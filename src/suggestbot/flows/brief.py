@@ -32,15 +32,15 @@ from suggestbot.contentapi import (
     ValidationFailed,
 )
 from suggestbot.contentapi.polling import next_poll_delay
+from suggestbot.flows import failures, linking, slackio
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Button, Message, build_root_message
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.flows import failures, linking, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Failure, Request, user_key
 from suggestbot.slackapp.messages import t
 from suggestbot.store import VaultError
+from suggestbot.store.records import Failure, Request, user_key
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ def root_message(req: Request) -> Message:
     if req.kind == "refinement":
         # A refinement's "root" is its status reply in the Slack thread (imported here:
         # the refinement flow builds on this module).
-        from suggestbot.slackapp.flows.refine import status_message
+        from suggestbot.flows.refine import status_message
 
         return status_message(req)
     context = None

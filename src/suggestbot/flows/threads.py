@@ -22,11 +22,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from suggestbot.contentapi import ContentApiError, NotFound, Suggestion, Thread
+from suggestbot.flows import brief, slackio
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks.results import Message
 from suggestbot.slackapp.blocks.turns import ThreadStatus, build_thread_status
-from suggestbot.slackapp.flows import brief, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Table
+from suggestbot.store.records import Table
 
 log = logging.getLogger(__name__)
 

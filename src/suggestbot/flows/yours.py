@@ -17,8 +17,8 @@ import logging
 from collections.abc import Collection
 
 from suggestbot.contentapi import ContentApiError, ContentClient, Thread
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import LinkedUser, user_key
+from suggestbot.flows.deps import Deps
+from suggestbot.store.records import LinkedUser, user_key
 
 log = logging.getLogger(__name__)
 

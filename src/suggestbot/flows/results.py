@@ -19,6 +19,9 @@ from suggestbot.contentapi import (
     SocialSingleImagePayload,
     Suggestion,
 )
+from suggestbot.flows import slackio
+from suggestbot.flows.brief import root_message
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.results import (
     Button,
@@ -26,10 +29,7 @@ from suggestbot.slackapp.blocks.results import (
     build_skipped_note,
     build_variant_messages,
 )
-from suggestbot.slackapp.flows import slackio
-from suggestbot.slackapp.flows.brief import root_message
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import PostedVariant, Request
+from suggestbot.store.records import PostedVariant, Request
 
 log = logging.getLogger(__name__)
 

@@ -20,15 +20,15 @@ from suggestbot.contentapi import (
     NotFound,
     UserTokenRejected,
 )
+from suggestbot.flows import slackio, threads
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message
 from suggestbot.slackapp.blocks.thread_modals import build_draft_modal
 from suggestbot.slackapp.blocks.turns import build_draft_root
-from suggestbot.slackapp.flows import slackio, threads
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import user_key
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import dump_metadata
+from suggestbot.store.records import user_key
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Reads use the machine client and the workspace's content locale, with ``expand=a
 the images arrive with URLs minted for this very answer (they are credentials: shown, never
 kept). What was shown is kept as an :class:`Offer` (ids and image refs only), so "Share" and
 "Refine…" post exactly that variant later. A shared variant becomes a root message in the
-channel, recorded as a :class:`~suggestbot.slackapp.flows.records.SharedPost` so its Slack
+channel, recorded as a :class:`~suggestbot.store.records.SharedPost` so its Slack
 thread can be bound to the service's thread for refinements.
 
 An empty answer says why it may be empty and offers "Generate now": the app then watches for
@@ -32,6 +32,11 @@ from suggestbot.contentapi import (
     SuggestionKind,
     SuggestionSet,
 )
+from suggestbot.flows import content_locale, linking, slackio, threads
+from suggestbot.flows.channel_posts import find_in_channel
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.matching import Resolution, parse_inspire, resolve_pair
+from suggestbot.flows.pacing import PACER
 from suggestbot.slackapp.blocks.inspiration import (
     Labels,
     build_empty_answer,
@@ -44,14 +49,9 @@ from suggestbot.slackapp.blocks.notices import build_notice
 from suggestbot.slackapp.blocks.results import Message, Variant
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
 from suggestbot.slackapp.blocks.thread_modals import build_refine_modal
-from suggestbot.slackapp.flows import content_locale, linking, slackio, threads
-from suggestbot.slackapp.flows.channel_posts import find_in_channel
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.matching import Resolution, parse_inspire, resolve_pair
-from suggestbot.slackapp.flows.pacing import PACER
-from suggestbot.slackapp.flows.records import SharedPost, Table, shared_post_key
 from suggestbot.slackapp.messages import t
 from suggestbot.slackapp.payloads import dump_metadata
+from suggestbot.store.records import SharedPost, Table, shared_post_key
 
 log = logging.getLogger(__name__)
 

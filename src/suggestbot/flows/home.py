@@ -18,6 +18,15 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, RunStatus
+from suggestbot.flows import linking, yours
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.lists import (
+    THREADS,
+    collect,
+    run_item,
+    start_cursor,
+    user_client,
+)
 from suggestbot.slackapp.blocks.digests import paused_note
 from suggestbot.slackapp.blocks.home import (
     HOME_BLOCKS_MAX,
@@ -30,15 +39,6 @@ from suggestbot.slackapp.blocks.home import (
 )
 from suggestbot.slackapp.blocks.lists import ThreadItem
 from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.flows import linking, yours
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.lists import (
-    THREADS,
-    collect,
-    run_item,
-    start_cursor,
-    user_client,
-)
 from suggestbot.slackapp.messages import t
 
 log = logging.getLogger(__name__)

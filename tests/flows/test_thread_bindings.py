@@ -7,10 +7,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from suggestbot.contentapi import Suggestion, Thread
+from suggestbot.flows import threads
 from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import threads
-from suggestbot.slackapp.flows.records import Records
 from suggestbot.store import MemoryStore
+from suggestbot.store.records import Records
 
 
 def _deps() -> Any:

@@ -14,7 +14,7 @@ import logging
 from pydantic import BaseModel
 
 from suggestbot.contentapi import ContentApiError
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import watches
-from suggestbot.slackapp.flows.records import ACTIVE_STATES, Failure, user_key
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import watches
+from suggestbot.store.records import ACTIVE_STATES, Failure, user_key
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from suggestbot.contentapi import (
     Unauthorized,
     UserTokenRejected,
 )
+from suggestbot.flows import yours
+from suggestbot.flows.deps import Deps
 from suggestbot.logs import register_secret
-from suggestbot.slackapp.flows import yours
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import LinkedUser, user_key
+from suggestbot.store.records import LinkedUser, user_key
 
 log = logging.getLogger(__name__)
 

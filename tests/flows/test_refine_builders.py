@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 
+from suggestbot.flows import failures
+from suggestbot.flows.refine import refine_target, refinement_body, status_message
+from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.blocks.home import HomeData, ResultItem, build_home
 from suggestbot.slackapp.blocks.lists import (
@@ -31,11 +34,8 @@ from suggestbot.slackapp.blocks.turns import (
     build_thread_status,
     build_turn_messages,
 )
-from suggestbot.slackapp.flows import failures
-from suggestbot.slackapp.flows.records import Failure, Request
-from suggestbot.slackapp.flows.refine import refine_target, refinement_body, status_message
-from suggestbot.slackapp.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
+from suggestbot.store.records import Failure, Request
 
 
 def _valid_message(message: Message) -> None:
