@@ -157,23 +157,9 @@ RULES = [
     "the stand-ins never import the product",
     "the foundation imports nothing above it",
 ]
-# Rules that the package moves have not made true yet; strict, so each must be unmarked the
-# moment it holds.
-PENDING = {
-    "suggestbot.jobs never imports slackapp": "jobs reach the UI while it lives in slackapp",
-    "suggestbot.flows never imports slackapp": "flows reach the UI while it lives in slackapp",
-}
 
 
-@pytest.mark.parametrize(
-    "rule",
-    [
-        pytest.param(r, marks=pytest.mark.xfail(strict=True, reason=PENDING[r]))
-        if r in PENDING
-        else r
-        for r in RULES
-    ],
-)
+@pytest.mark.parametrize("rule", RULES)
 def test_every_import_respects_the_layers(rule: str) -> None:
     broken = [v for v in _violations(import_graph()) if v.startswith(rule + ":")]
     assert broken == []

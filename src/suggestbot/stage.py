@@ -20,9 +20,9 @@ from suggestbot.sandbox.server import SandboxServer
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 SIGNING_SECRET = "stage-signing-secret-0123456789"
 

@@ -23,9 +23,9 @@ from suggestbot.sandbox.server import SandboxServer
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackapp.http import EVENTS_PATH, INSTALL_PATH, REDIRECT_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import InstallResult, OAuthApp, SlackCloud, SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 CLIENT_ID = "4242.1717"
 SIGNING_SECRET = "deploy-signing-secret-0123456789"

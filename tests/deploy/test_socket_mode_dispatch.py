@@ -37,9 +37,9 @@ from suggestbot.serve import IsolatedSocketModeHandler, socket_mode_handler
 from suggestbot.serving import BackgroundServer
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import AppResponse, SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 APP_TOKEN = "xapp-1-A0EMUAPP1-1-socketmodetest"
 

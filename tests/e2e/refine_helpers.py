@@ -6,8 +6,8 @@ from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Thread
 from suggestbot.flows import linking, slackio, threads
-from suggestbot.slackapp.blocks.results import Message
 from suggestbot.stage import Stage, wait_for
+from suggestbot.ui.blocks.results import Message
 
 
 def service(stage: Stage) -> ContentClient:

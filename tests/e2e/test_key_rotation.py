@@ -17,9 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from suggestbot.slackapp.messages import t
 from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.store import TokenVault, generate_key
+from suggestbot.ui.messages import t
 
 
 def rotate_keys(stage: Stage) -> subprocess.CompletedProcess[str]:

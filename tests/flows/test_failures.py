@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from suggestbot.flows import failures
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.messages import t
 
 
 def _labels(code: str, *, is_brief: bool = True) -> list[str]:

@@ -10,23 +10,25 @@ import pytest
 from suggestbot.flows import failures
 from suggestbot.flows.refine import refine_target, refinement_body, status_message
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.home import HomeData, ResultItem, build_home
-from suggestbot.slackapp.blocks.lists import (
+from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
+from suggestbot.store.records import Failure, Request
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.home import HomeData, ResultItem, build_home
+from suggestbot.ui.blocks.lists import (
     ITEMS_MAX,
     RunItem,
     ThreadItem,
     build_run_list,
     build_thread_list,
 )
-from suggestbot.slackapp.blocks.results import Button, Message, Variant
-from suggestbot.slackapp.blocks.thread_modals import (
+from suggestbot.ui.blocks.results import Button, Message, Variant
+from suggestbot.ui.blocks.thread_modals import (
     build_draft_modal,
     build_history_modal,
     build_refine_modal,
     build_rename_modal,
 )
-from suggestbot.slackapp.blocks.turns import (
+from suggestbot.ui.blocks.turns import (
     Choice,
     ThreadStatus,
     build_choice_prompt,
@@ -34,8 +36,6 @@ from suggestbot.slackapp.blocks.turns import (
     build_thread_status,
     build_turn_messages,
 )
-from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
-from suggestbot.store.records import Failure, Request
 
 
 def _valid_message(message: Message) -> None:

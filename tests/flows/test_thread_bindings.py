@@ -8,9 +8,9 @@ from typing import Any
 
 from suggestbot.contentapi import Suggestion, Thread
 from suggestbot.flows import threads
-from suggestbot.slackapp.blocks.results import Message
 from suggestbot.store import MemoryStore
 from suggestbot.store.records import Records
+from suggestbot.ui.blocks.results import Message
 
 
 def _deps() -> Any:

@@ -32,11 +32,11 @@ import httpx
 
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.http import EVENTS_PATH
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver
 from suggestbot.slackemu.results import AppResponse, ViewSubmission
 from suggestbot.stage import LANGS, SIGNING_SECRET, Stage, wait_for
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 DB_FILENAME = "suggestbot.sqlite"
 START_TIMEOUT_S = 30.0

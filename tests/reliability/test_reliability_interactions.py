@@ -40,8 +40,8 @@ from reliability_harness import (
     wait_quiet,
 )
 
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu.results import AppResponse
+from suggestbot.ui.messages import t
 
 ROUNDS = 4
 PER_KIND = 5  # of each kind in flight at every kill: ROUNDS * PER_KIND kills per kind

@@ -33,9 +33,9 @@ from reliability_harness import (
 )
 
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu.results import AppResponse
 from suggestbot.stage import ALICE, BRUNO, CAROL, LANGS
+from suggestbot.ui.messages import t
 
 TAG = re.compile(r"\[k\d{2}\]")
 SETTLE_TIMEOUT_S = 60.0

@@ -34,13 +34,13 @@ from suggestbot.contentapi import (
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.flows import failures, linking, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Button, Message, build_root_message
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.messages import t
 from suggestbot.store import VaultError
 from suggestbot.store.records import Failure, Request, user_key
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Button, Message, build_root_message
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

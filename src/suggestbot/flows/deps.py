@@ -14,9 +14,9 @@ from slack_sdk import WebClient
 
 from suggestbot.contentapi import ContentClient
 from suggestbot.installations.scope import current_team
-from suggestbot.slackapp.messages import language_of
 from suggestbot.store import DeliveryLog, TokenVault
 from suggestbot.store.records import Records, StoredCatalog
+from suggestbot.ui.messages import language_of
 
 log = logging.getLogger(__name__)
 

@@ -21,17 +21,17 @@ from suggestbot.flows.inspiration import (
     read_newest,
     variant_of,
 )
-from suggestbot.slackapp.blocks.digests import build_digest_list, slack_date, weekday_names
-from suggestbot.slackapp.blocks.inspiration import (
+from suggestbot.store.records import Digest
+from suggestbot.ui.blocks.digests import build_digest_list, slack_date, weekday_names
+from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_digest_line,
     build_digest_message,
 )
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.messages import t
-from suggestbot.store.records import Digest
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

@@ -22,13 +22,13 @@ from suggestbot.contentapi import (
 )
 from suggestbot.flows import slackio, threads
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.blocks.thread_modals import build_draft_modal
-from suggestbot.slackapp.blocks.turns import build_draft_root
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import dump_metadata
 from suggestbot.store.records import user_key
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.blocks.thread_modals import build_draft_modal
+from suggestbot.ui.blocks.turns import build_draft_root
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import Button
+from suggestbot.ui.messages import t
 
 # Codes the app itself records, next to the service's codes.
 SERVICE_UNAVAILABLE = "service_unavailable"

@@ -22,11 +22,11 @@ from suggestbot.contentapi import (
 from suggestbot.flows import yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.lists import run_text, user_client
-from suggestbot.slackapp.blocks.lists import excerpt, slack_date
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.blocks.thread_modals import build_history_modal
-from suggestbot.slackapp.blocks.turns import quote
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.lists import excerpt, slack_date
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.thread_modals import build_history_modal
+from suggestbot.ui.blocks.turns import quote
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

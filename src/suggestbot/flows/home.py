@@ -27,8 +27,8 @@ from suggestbot.flows.lists import (
     start_cursor,
     user_client,
 )
-from suggestbot.slackapp.blocks.digests import paused_note
-from suggestbot.slackapp.blocks.home import (
+from suggestbot.ui.blocks.digests import paused_note
+from suggestbot.ui.blocks.home import (
     HOME_BLOCKS_MAX,
     RESULTS_SHOWN,
     RUNS_SHOWN,
@@ -37,9 +37,9 @@ from suggestbot.slackapp.blocks.home import (
     ResultItem,
     build_home,
 )
-from suggestbot.slackapp.blocks.lists import ThreadItem
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.lists import ThreadItem
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

@@ -37,7 +37,8 @@ from suggestbot.flows.channel_posts import find_in_channel
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.matching import Resolution, parse_inspire, resolve_pair
 from suggestbot.flows.pacing import PACER
-from suggestbot.slackapp.blocks.inspiration import (
+from suggestbot.store.records import SharedPost, Table, shared_post_key
+from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_empty_answer,
     build_inspiration_answer,
@@ -45,13 +46,12 @@ from suggestbot.slackapp.blocks.inspiration import (
     build_shared_messages,
     pick_value,
 )
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Message, Variant
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.blocks.thread_modals import build_refine_modal
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import dump_metadata
-from suggestbot.store.records import SharedPost, Table, shared_post_key
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Message, Variant
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.thread_modals import build_refine_modal
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 

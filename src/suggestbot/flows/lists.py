@@ -28,16 +28,16 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio, yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.refine import respond
-from suggestbot.slackapp.blocks.lists import (
+from suggestbot.store.records import Table, user_key
+from suggestbot.ui.blocks.lists import (
     RunItem,
     ThreadItem,
     build_run_list,
     build_thread_list,
 )
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.messages import t
-from suggestbot.store.records import Table, user_key
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

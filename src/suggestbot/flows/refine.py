@@ -25,19 +25,19 @@ from suggestbot.contentapi import ContentApiError, EmailPayload, NotFound, is_in
 from suggestbot.flows import brief, failures, interactions, linking, slackio, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Button, Message
-from suggestbot.slackapp.blocks.turns import (
+from suggestbot.store.records import Failure, HeldInput, Request, Table, user_key
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Button, Message
+from suggestbot.ui.blocks.turns import (
     Choice,
     build_choice_prompt,
     build_other_lineage_notice,
     build_refinement_status,
     is_long,
 )
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.replies import ThreadReply, parse_variant_choice
-from suggestbot.store.records import Failure, HeldInput, Request, Table, user_key
+from suggestbot.ui.messages import t
+from suggestbot.ui.replies import ThreadReply, parse_variant_choice
 
 log = logging.getLogger(__name__)
 

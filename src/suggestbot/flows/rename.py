@@ -20,14 +20,14 @@ from suggestbot.contentapi import (
 )
 from suggestbot.flows import refine, threads
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.blocks.thread_modals import build_rename_modal
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import dump_metadata
 from suggestbot.store.records import LinkedUser, user_key
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Button
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.thread_modals import build_rename_modal
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 

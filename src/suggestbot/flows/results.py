@@ -22,14 +22,14 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio
 from suggestbot.flows.brief import root_message
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import (
+from suggestbot.store.records import PostedVariant, Request
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import (
     Button,
     Variant,
     build_skipped_note,
     build_variant_messages,
 )
-from suggestbot.store.records import PostedVariant, Request
 
 log = logging.getLogger(__name__)
 

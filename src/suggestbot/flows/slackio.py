@@ -15,7 +15,7 @@ import httpx
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks.results import Message
+from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field
 from suggestbot.contentapi import ContentApiError, NotFound, Suggestion, Thread
 from suggestbot.flows import brief, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.blocks.turns import ThreadStatus, build_thread_status
 from suggestbot.store.records import Table
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.blocks.turns import ThreadStatus, build_thread_status
 
 log = logging.getLogger(__name__)
 

@@ -20,10 +20,10 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.results import POSTS_TABLE, asset_ref, mint_urls
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import Button, Message, Variant
-from suggestbot.slackapp.blocks.turns import build_turn_messages
 from suggestbot.store.records import PostedVariant, Request
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import Button, Message, Variant
+from suggestbot.ui.blocks.turns import build_turn_messages
 
 log = logging.getLogger(__name__)
 

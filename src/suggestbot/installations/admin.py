@@ -17,9 +17,9 @@ from suggestbot.flows.deps import Deps
 from suggestbot.installations import admin_blocks
 from suggestbot.installations.service import CheckResult, ContentClients, check_credentials
 from suggestbot.installations.service import url_problem as service_url_problem
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

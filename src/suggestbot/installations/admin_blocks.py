@@ -20,10 +20,10 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject
 from slack_sdk.models.views import View
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.lists import slack_date
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.lists import slack_date
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
 
 URL_MAX = 500
 CLIENT_ID_MAX = 200

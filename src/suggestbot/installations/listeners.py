@@ -13,9 +13,9 @@ from suggestbot.flows.deps import Deps
 from suggestbot.installations import admin, lifecycle
 from suggestbot.installations.scope import enter_team
 from suggestbot.installations.service import ContentClients
-from suggestbot.slackapp.blocks import ids
 from suggestbot.slackapp.listeners.background import in_background
-from suggestbot.slackapp.payloads import view_values
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.payloads import view_values
 
 log = logging.getLogger(__name__)
 

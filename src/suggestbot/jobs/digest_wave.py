@@ -44,10 +44,10 @@ from suggestbot.flows.pacing import PACER, ChannelPacer
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.digest_writes import DELIVERIES_TABLE, DigestChange, PendingWrites
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.slackapp.blocks.inspiration import Labels
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.messages import t
 from suggestbot.store.records import Digest, SharedPost
+from suggestbot.ui.blocks.inspiration import Labels
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from suggestbot.flows import interactions, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

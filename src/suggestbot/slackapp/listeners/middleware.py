@@ -20,7 +20,7 @@ from slack_bolt import App, BoltContext, BoltResponse
 from suggestbot.flows import interactions as current_interaction
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
-from suggestbot.slackapp.payloads import delivery_key
+from suggestbot.ui.payloads import delivery_key
 
 log = logging.getLogger(__name__)
 

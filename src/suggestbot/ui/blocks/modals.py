@@ -16,8 +16,8 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.messages import t
 
 # Slack's plain_text_input holds at most 3000 characters; the service takes 4000 (see help).
 MODAL_INPUT_MAX = 3000

@@ -25,16 +25,16 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import (
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import (
     HEADER_TEXT_MAX,
     MESSAGE_BLOCKS_MAX,
     Message,
     Variant,
     build_variant_messages,
 )
-from suggestbot.slackapp.blocks.text import MESSAGE_TEXT_BUDGET, block_text_length, escape_mrkdwn
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.text import MESSAGE_TEXT_BUDGET, block_text_length, escape_mrkdwn
+from suggestbot.ui.messages import t
 
 BUTTON_TEXT_MAX = 75
 ACTIONS_MAX = 25

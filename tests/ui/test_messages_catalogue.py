@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from suggestbot.slackapp import messages
+from suggestbot.ui import messages
 
 
 def test_every_key_has_german_text() -> None:

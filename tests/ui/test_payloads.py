@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from suggestbot.slackapp.payloads import delivery_key, parse_command, view_values
+from suggestbot.ui.payloads import delivery_key, parse_command, view_values
 
 
 def test_parse_command_keeps_the_brief_as_typed() -> None:

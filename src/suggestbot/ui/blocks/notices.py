@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, HeaderBlock, SectionBlock
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
-from suggestbot.slackapp.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
-from suggestbot.slackapp.blocks.text import split_text
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
+from suggestbot.ui.blocks.text import split_text
+from suggestbot.ui.messages import t
 
 
 def build_notice(*, lang: str, text: str, buttons: Sequence[Button] = ()) -> Message:

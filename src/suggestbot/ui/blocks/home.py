@@ -22,8 +22,8 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.lists import (
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.lists import (
     RunItem,
     ThreadItem,
     excerpt,
@@ -31,8 +31,8 @@ from suggestbot.slackapp.blocks.lists import (
     slack_date,
     thread_line,
 )
-from suggestbot.slackapp.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
+from suggestbot.ui.messages import t
 
 HOME_BLOCKS_MAX = 100
 RESULTS_SHOWN = 5

@@ -24,11 +24,11 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from slack_sdk.models.views import View
 
 from suggestbot.flows.digest_schedule import WEEKDAYS, WORKDAYS, Schedule, next_fire
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.messages import t
 from suggestbot.store.records import Digest
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
 
 SELECT_OPTIONS_MAX = 100
 OPTION_TEXT_MAX = 75

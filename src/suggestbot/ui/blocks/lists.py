@@ -15,10 +15,10 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.slackapp.blocks.text import escape_mrkdwn
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
 
 EXCERPT_MAX = 140
 KNOWN_ORIGINS = frozenset({"precompute", "steered", "user_draft"})

@@ -16,8 +16,8 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.results import (
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import (
     MESSAGE_BLOCKS_MAX,
     Button,
     Message,
@@ -26,8 +26,8 @@ from suggestbot.slackapp.blocks.results import (
     build_variant_messages,
     fine_print_block,
 )
-from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks.text import escape_mrkdwn, split_text
+from suggestbot.ui.messages import t
 
 # An instruction is quoted, not published: a short excerpt tells the thread what was asked.
 INSTRUCTION_QUOTE_MAX = 600

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from suggestbot.slackapp.replies import parse_variant_choice, thread_reply
+from suggestbot.ui.replies import parse_variant_choice, thread_reply
 
 BOT = "U0BOT"
 

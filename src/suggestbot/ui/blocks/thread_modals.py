@@ -19,10 +19,10 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.modals import MODAL_INPUT_MAX, OPTION_TEXT_MAX, SELECT_OPTIONS_MAX
-from suggestbot.slackapp.blocks.text import SECTION_TEXT_MAX, split_text
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX, OPTION_TEXT_MAX, SELECT_OPTIONS_MAX
+from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, split_text
+from suggestbot.ui.messages import t
 
 VIEW_BLOCKS_MAX = 100
 # Slack's input takes more than the service's 60 characters on purpose: the name is counted

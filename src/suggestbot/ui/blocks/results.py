@@ -17,13 +17,13 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
-from suggestbot.slackapp.blocks.text import (
+from suggestbot.ui.blocks.text import (
     MESSAGE_TEXT_BUDGET,
     block_text_length,
     escape_mrkdwn,
     split_text,
 )
-from suggestbot.slackapp.messages import t
+from suggestbot.ui.messages import t
 
 MESSAGE_BLOCKS_MAX = 50
 HEADER_TEXT_MAX = 150

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from suggestbot.slackapp.blocks.results import (
+from suggestbot.ui.blocks.results import (
     Button,
     Variant,
     build_root_message,
     build_variant_messages,
 )
-from suggestbot.slackapp.blocks.text import escape_mrkdwn, split_text
+from suggestbot.ui.blocks.text import escape_mrkdwn, split_text
 
 
 def _email(body: str, **kw: object) -> Variant:

@@ -8,9 +8,11 @@ from typing import Any
 
 import pytest
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.digests import build_digest_list, build_digest_modal
-from suggestbot.slackapp.blocks.inspiration import (
+from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
+from suggestbot.store.records import Digest
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.digests import build_digest_list, build_digest_modal
+from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_digest_line,
     build_digest_message,
@@ -21,10 +23,8 @@ from suggestbot.slackapp.blocks.inspiration import (
     read_pick_value,
     shorten,
 )
-from suggestbot.slackapp.blocks.results import Variant
-from suggestbot.slackapp.messages import t
-from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
-from suggestbot.store.records import Digest
+from suggestbot.ui.blocks.results import Variant
+from suggestbot.ui.messages import t
 
 LABELS = Labels(segment="Weekend <Hikers>", use_case="Spring & Launch")
 
