@@ -130,7 +130,7 @@ def _violations(graph: dict[str, set[str]]) -> list[str]:
                 leaf = any(_within(target, p) for p in ("suggestbot.flows", *STANDINS))
                 if leaf and target not in PURE_EXCEPTIONS:
                     found.append(f"ui is a leaf: {source} -> {target}")
-            for edge in ("suggestbot.flows", "suggestbot.jobs"):
+            for edge in ("suggestbot.flows", "suggestbot.jobs", "suggestbot.installations"):
                 if _within(source, edge) and _within(target, "suggestbot.slackapp"):
                     found.append(f"{edge} never imports slackapp: {source} -> {target}")
             if _within(source, "suggestbot.sandbox") and _within(target, "suggestbot.contentapi"):
@@ -152,6 +152,7 @@ RULES = [
     "ui is a leaf",
     "suggestbot.flows never imports slackapp",
     "suggestbot.jobs never imports slackapp",
+    "suggestbot.installations never imports slackapp",
     "sandbox never imports contentapi",
     "the product never imports a stand-in",
     "the stand-ins never import the product",
@@ -174,6 +175,7 @@ def test_the_check_sees_a_forbidden_import() -> None:
     forbidden = {
         "suggestbot.flows.x": {"suggestbot.slackapp.app"},
         "suggestbot.jobs.x": {"suggestbot.slackapp.http"},
+        "suggestbot.installations.x": {"suggestbot.slackapp.manifest"},
         "suggestbot.ui.x": {"slack_bolt", "suggestbot.store.sqlite", "suggestbot.flows.brief"},
         "suggestbot.store.x": {"suggestbot.flows.brief"},
         "suggestbot.contentapi.x": {"suggestbot.config"},
@@ -181,7 +183,7 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
     }
     assert _violations({**import_graph(), **forbidden}) != []
-    assert len(_violations(forbidden)) == 10
+    assert len(_violations(forbidden)) == 11
     allowed = {
         "suggestbot.ui.x": {"suggestbot.store.records", "slack_sdk.models.blocks"},
         "suggestbot.stage": {"suggestbot.slackemu"},

@@ -28,7 +28,6 @@ from suggestbot.embedded import EmbeddedSandbox
 from suggestbot.flows.deps import Deps
 from suggestbot.health import Health, ServiceProbe, probe_client
 from suggestbot.installations.scope import ContextExecutor
-from suggestbot.installations.tenancy import Tenancy
 from suggestbot.jobs import digest_wave, inspiration_watch, retention
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
@@ -37,6 +36,7 @@ from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
+from suggestbot.slackapp.tenancy import Tenancy
 from suggestbot.store import DeliveryLog, TokenVault, open_store
 from suggestbot.store.records import Records
 

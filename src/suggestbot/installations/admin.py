@@ -14,9 +14,9 @@ from typing import Any
 
 from suggestbot.flows import home, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.installations import admin_blocks
 from suggestbot.installations.service import CheckResult, ContentClients, check_credentials
 from suggestbot.installations.service import url_problem as service_url_problem
+from suggestbot.ui.blocks import admin as admin_blocks
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.messages import t

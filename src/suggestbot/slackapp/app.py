@@ -12,7 +12,7 @@ from suggestbot.installations.scope import ContextExecutor
 from suggestbot.slackapp.listeners import register_all, revocation
 
 if TYPE_CHECKING:
-    from suggestbot.installations.tenancy import Tenancy
+    from suggestbot.slackapp.tenancy import Tenancy
 
 # Listeners only ack and hand over, so a modest pool keeps every ack far inside 3 seconds.
 LISTENER_THREADS = 32

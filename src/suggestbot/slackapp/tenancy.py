@@ -2,13 +2,16 @@
 the app when ``SLACK_CLIENT_ID`` and ``SLACK_CLIENT_SECRET`` are set.
 
 - Bolt's OAuth flow serves ``/slack/install`` (straight on to Slack's approval page) and
-  ``/slack/oauth_redirect``, with the :class:`~.store.EncryptedInstallationStore` and the
-  :class:`~.state.SignedStateStore` (``SLACK_STATE_SECRET``);
+  ``/slack/oauth_redirect``, with the installations' ``EncryptedInstallationStore`` and
+  ``SignedStateStore`` (``SLACK_STATE_SECRET``);
 - Bolt's authorization finds each request's workspace in the installation store and refreshes
-  expiring tokens through the shared :class:`~.tokens.SerialTokenRotator`;
-- the flows get a :class:`~.tokens.TeamWebClient` and a :class:`~.service.TeamContentProxy`,
-  which act for the workspace being served;
+  expiring tokens through the shared ``SerialTokenRotator``;
+- the flows get a ``TeamWebClient`` and a ``TeamContentProxy`` (all four in
+  :mod:`suggestbot.installations`), which act for the workspace being served;
 - listeners for ``app_uninstalled``/``tokens_revoked`` and for the admins' App Home settings.
+
+It wires Bolt, so it lives at the Slack edge; the installations it wires import nothing from
+here.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from slack_sdk.http_retry import RetryHandler
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.installations import admin, listeners
+from suggestbot.installations import admin
 from suggestbot.installations.service import ContentClients, TeamContentProxy
 from suggestbot.installations.state import SignedStateStore
 from suggestbot.installations.store import EncryptedInstallationStore
@@ -39,6 +42,7 @@ from suggestbot.installations.tokens import (
 )
 from suggestbot.logs import register_secret
 from suggestbot.slackapp.http import INSTALL_PATH, REDIRECT_PATH
+from suggestbot.slackapp.listeners import installations as listeners
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.store import Store, TokenVault
 
