@@ -649,7 +649,7 @@ def _bare_app() -> int:
     from slack_sdk import WebClient
 
     from suggestbot.installations.scope import ContextExecutor
-    from suggestbot.serving import BackgroundServer
+    from suggestbot.server.asgi_thread import BackgroundServer
     from suggestbot.slackapp.app import LISTENER_THREADS
     from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 

@@ -25,14 +25,13 @@ ROOT = "suggestbot"
 FOUNDATION = {
     "suggestbot",  # the version string
     "suggestbot.logs",  # logging with redaction
-    "suggestbot.serving",  # an ASGI app on a loopback port in a thread
+    "suggestbot.server.asgi_thread",  # an ASGI app on a loopback port in a thread
 }
 
-# The stand-ins and the demo are apart from the product: only these modules start them.
+# The stand-ins and the demo are apart from the product: only these modules start them (the
+# command line reaches `sandbox` and `demo` by module name, not by import).
 STARTS_STANDINS = {
-    "suggestbot.cli",
-    "suggestbot.embedded",
-    "suggestbot.stage",
+    "suggestbot.server.builtin_sandbox",  # `serve` with no service configured runs the sandbox
 }
 STANDINS = ("suggestbot.sandbox", "suggestbot.slackemu", "suggestbot.demo")
 
@@ -62,6 +61,7 @@ RANKS = (
     ("suggestbot.installations", 3),
     ("suggestbot.jobs", 4),
     ("suggestbot.slackapp", 5),
+    ("suggestbot.server", 6),
 )
 
 
@@ -186,7 +186,8 @@ def test_the_check_sees_a_forbidden_import() -> None:
     assert len(_violations(forbidden)) == 11
     allowed = {
         "suggestbot.ui.x": {"suggestbot.store.records", "slack_sdk.models.blocks"},
-        "suggestbot.stage": {"suggestbot.slackemu"},
+        "suggestbot.server.builtin_sandbox": {"suggestbot.sandbox.server"},
+        "suggestbot.demo.stage": {"suggestbot.slackemu", "suggestbot.server.composition"},
         "suggestbot.store.x": {"suggestbot.logs"},
     }
     assert _violations(allowed) == []

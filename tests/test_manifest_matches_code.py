@@ -17,8 +17,7 @@ APP_CODE = [
     SOURCE / "flows",
     SOURCE / "jobs",
     SOURCE / "installations",
-    SOURCE / "runtime.py",
-    SOURCE / "health.py",
+    SOURCE / "server",
 ]
 
 

@@ -15,12 +15,12 @@ from typing import Any
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
-from suggestbot.runtime import Runtime
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.seed import ACME, BERGWERK, DemoTenant
 from suggestbot.sandbox.server import SandboxServer
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.asgi_thread import BackgroundServer
+from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, INSTALL_PATH, REDIRECT_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.slackemu import InstallResult, OAuthApp, SlackCloud, SlackDriver, SlackEmulator

@@ -15,7 +15,7 @@ from deploy_helpers import ACME, OAuthWorld, Team, wait_for
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient, UserTokenAuth
 from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
-from suggestbot.runtime import slack_client
+from suggestbot.server.composition import slack_client
 from suggestbot.slackapp.http import REDIRECT_PATH
 from suggestbot.slackapp.tenancy import Tenancy, authorization_url
 from suggestbot.store import MemoryStore, TokenVault, generate_key

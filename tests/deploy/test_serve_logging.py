@@ -16,7 +16,7 @@ from serve_process import ServeProcess
 
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.seed import ACME
-from suggestbot.serve import CHATTY_LOGGERS, tame_library_loggers
+from suggestbot.server.serve import CHATTY_LOGGERS, tame_library_loggers
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.slackemu import SlackDriver, SlackEmulator

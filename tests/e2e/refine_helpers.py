@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Thread
+from suggestbot.demo.stage import Stage, wait_for
 from suggestbot.flows import linking, slackio, threads
-from suggestbot.stage import Stage, wait_for
 from suggestbot.ui.blocks.results import Message
 
 

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.jobs import retention
 from suggestbot.sandbox.faults import RateLimit
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.ui.messages import t
 
 

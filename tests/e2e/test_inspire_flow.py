@@ -14,10 +14,10 @@ from inspiration_helpers import (
     wait_ephemeral,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.flows import inspiration, threads
 from suggestbot.flows.inspiration import Watch
 from suggestbot.jobs import inspiration_watch
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.store.records import shared_post_key
 
 SPRING = "0190c0de-5eed-7000-8000-00000000a201"

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.store import TokenVault, generate_key
 from suggestbot.ui.messages import t
 

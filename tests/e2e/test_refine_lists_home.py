@@ -17,10 +17,10 @@ from refine_helpers import (
 )
 
 from suggestbot.contentapi import ContentClient, RefinementRequest, SteeredGenerationRequest
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 from suggestbot.flows import lists, yours
 from suggestbot.sandbox import RunTiming
 from suggestbot.slackemu.transcript import view_transcript
-from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 from suggestbot.store.records import Digest
 
 

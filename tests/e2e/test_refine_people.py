@@ -18,9 +18,9 @@ from refine_helpers import (
     wait_turn,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 from suggestbot.flows import slackio
 from suggestbot.slackemu import BOT_ID, BOT_USER_ID
-from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 from suggestbot.ui.blocks.results import Message
 
 

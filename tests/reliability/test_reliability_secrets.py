@@ -32,9 +32,9 @@ from reliability_harness import (
     wait_for,
 )
 
+from suggestbot.demo.stage import ALICE
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.secret_keys import SECRET_TABLES
-from suggestbot.stage import ALICE
 from suggestbot.store import TokenVault, VaultError, open_store
 from suggestbot.store.integrity import MARKER_SUFFIX
 from suggestbot.store.records import Records

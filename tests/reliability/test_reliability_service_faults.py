@@ -29,9 +29,9 @@ from reliability_harness import (
     wait_for,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.flows import failures
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.ui.messages import t
 
 USERS = (ALICE, BRUNO, CAROL)

@@ -32,9 +32,9 @@ from reliability_harness import (
     wait_quiet,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackemu.results import AppResponse
-from suggestbot.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.ui.messages import t
 
 TAG = re.compile(r"\[k\d{2}\]")

@@ -11,7 +11,7 @@ import pytest
 from sandbox_helpers import TIME_FACTOR, Api, FakeClock, fast_timing
 
 from suggestbot.sandbox import Sandbox
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.asgi_thread import BackgroundServer
 
 
 @pytest.fixture

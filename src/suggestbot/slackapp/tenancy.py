@@ -1,5 +1,6 @@
-"""A multi-workspace (OAuth) install, wired: what :class:`~suggestbot.runtime.Runtime` adds to
-the app when ``SLACK_CLIENT_ID`` and ``SLACK_CLIENT_SECRET`` are set.
+"""A multi-workspace (OAuth) install, wired: what the composition root
+(:class:`~suggestbot.server.composition.Runtime`) adds to the app when ``SLACK_CLIENT_ID`` and
+``SLACK_CLIENT_SECRET`` are set.
 
 - Bolt's OAuth flow serves ``/slack/install`` (straight on to Slack's approval page) and
   ``/slack/oauth_redirect``, with the installations' ``EncryptedInstallationStore`` and

@@ -26,8 +26,8 @@ from slack_sdk.socket_mode.request import SocketModeRequest
 
 from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
-from suggestbot.runtime import Runtime
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.asgi_thread import BackgroundServer
+from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import build_http_app
 from suggestbot.store import StoreDamaged, VaultError
 

@@ -24,9 +24,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
-from suggestbot.embedded import EmbeddedSandbox
 from suggestbot.flows.deps import Deps
-from suggestbot.health import Health, ServiceProbe, probe_client
 from suggestbot.installations.scope import ContextExecutor
 from suggestbot.jobs import digest_wave, inspiration_watch, retention
 from suggestbot.jobs.recovery import resume_all
@@ -34,6 +32,8 @@ from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
+from suggestbot.server.builtin_sandbox import EmbeddedSandbox
+from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
 from suggestbot.slackapp.tenancy import Tenancy
@@ -268,7 +268,7 @@ class Runtime:
         self.content.close()
 
     def health(self) -> dict[str, Any]:
-        """The ``/healthz`` report (see :mod:`suggestbot.health`)."""
+        """The ``/healthz`` report (see :mod:`suggestbot.server.health`)."""
         return self._health.report()
 
     def __enter__(self) -> Runtime:

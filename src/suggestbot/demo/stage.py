@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any, Self
 
 from suggestbot.config import Settings
-from suggestbot.runtime import Runtime
 from suggestbot.sandbox import Demo, Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.server import SandboxServer
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.asgi_thread import BackgroundServer
+from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.slackemu import SlackDriver, SlackEmulator
