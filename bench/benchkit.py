@@ -648,8 +648,8 @@ def _bare_app() -> int:
     from slack_bolt import Ack, App
     from slack_sdk import WebClient
 
+    from suggestbot.asgi_thread import BackgroundServer
     from suggestbot.installations.scope import ContextExecutor
-    from suggestbot.server.asgi_thread import BackgroundServer
     from suggestbot.slackapp.app import LISTENER_THREADS
     from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 

@@ -25,7 +25,7 @@ ROOT = "suggestbot"
 FOUNDATION = {
     "suggestbot",  # the version string
     "suggestbot.logs",  # logging with redaction
-    "suggestbot.server.asgi_thread",  # an ASGI app on a loopback port in a thread
+    "suggestbot.asgi_thread",  # an ASGI app on a loopback port in a thread
 }
 
 # The stand-ins and the demo are apart from the product: only these modules start them (the

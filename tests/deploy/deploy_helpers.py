@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.seed import ACME, BERGWERK, DemoTenant
 from suggestbot.sandbox.server import SandboxServer
-from suggestbot.server.asgi_thread import BackgroundServer
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, INSTALL_PATH, REDIRECT_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES

@@ -10,11 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.contentapi import ServerError
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.seed import ACME
-from suggestbot.server.asgi_thread import BackgroundServer
 from suggestbot.server.composition import Runtime
 from suggestbot.server.health import ServiceProbe
 from suggestbot.slackapp.http import build_http_app

@@ -27,12 +27,12 @@ from slack_bolt import BoltContext
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.installations.scope import current_team, enter_team
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.seed import ACME
-from suggestbot.server.asgi_thread import BackgroundServer
 from suggestbot.server.composition import Runtime
 from suggestbot.server.serve import IsolatedSocketModeHandler, socket_mode_handler
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app

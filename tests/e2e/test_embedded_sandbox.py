@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.demo.stage import wait_for
-from suggestbot.server.asgi_thread import BackgroundServer
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.sandbox import Demo, Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.server import SandboxServer
-from suggestbot.server.asgi_thread import BackgroundServer
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES

@@ -24,9 +24,9 @@ from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk.socket_mode.builtin import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
-from suggestbot.server.asgi_thread import BackgroundServer
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import build_http_app
 from suggestbot.store import StoreDamaged, VaultError
