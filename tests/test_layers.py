@@ -56,13 +56,14 @@ PURE_EXCEPTIONS = ("suggestbot.store.records", "suggestbot.flows.digest_schedule
 RANKS = (
     ("suggestbot.contentapi", 1),
     ("suggestbot.store", 1),
-    ("suggestbot.ui", 2),
-    ("suggestbot.flows", 3),
-    ("suggestbot.installations", 3),
-    ("suggestbot.jobs", 4),
-    ("suggestbot.slackapp", 5),
-    ("suggestbot.server", 6),
+    ("suggestbot.installations", 2),
+    ("suggestbot.ui", 3),
+    ("suggestbot.flows", 4),
+    ("suggestbot.jobs", 5),
+    ("suggestbot.slackapp", 6),
+    ("suggestbot.server", 7),
 )
+ABOVE_INSTALLATIONS = tuple(p for p, rank in RANKS if rank > 2)
 
 
 def _within(module: str, package: str) -> bool:
@@ -133,6 +134,9 @@ def _violations(graph: dict[str, set[str]]) -> list[str]:
             for edge in ("suggestbot.flows", "suggestbot.jobs", "suggestbot.installations"):
                 if _within(source, edge) and _within(target, "suggestbot.slackapp"):
                     found.append(f"{edge} never imports slackapp: {source} -> {target}")
+            above = any(_within(target, p) for p in ABOVE_INSTALLATIONS)
+            if _within(source, "suggestbot.installations") and above:
+                found.append(f"installations is below the flows: {source} -> {target}")
             if _within(source, "suggestbot.sandbox") and _within(target, "suggestbot.contentapi"):
                 found.append(f"sandbox never imports contentapi: {source} -> {target}")
             in_standins = any(_within(source, s) for s in STANDINS)
@@ -153,6 +157,7 @@ RULES = [
     "suggestbot.flows never imports slackapp",
     "suggestbot.jobs never imports slackapp",
     "suggestbot.installations never imports slackapp",
+    "installations is below the flows",
     "sandbox never imports contentapi",
     "the product never imports a stand-in",
     "the stand-ins never import the product",
@@ -176,6 +181,7 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.flows.x": {"suggestbot.slackapp.app"},
         "suggestbot.jobs.x": {"suggestbot.slackapp.http"},
         "suggestbot.installations.x": {"suggestbot.slackapp.manifest"},
+        "suggestbot.installations.y": {"suggestbot.flows.deps"},
         "suggestbot.ui.x": {"slack_bolt", "suggestbot.store.sqlite", "suggestbot.flows.brief"},
         "suggestbot.store.x": {"suggestbot.flows.brief"},
         "suggestbot.contentapi.x": {"suggestbot.config"},
@@ -183,7 +189,7 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
     }
     assert _violations({**import_graph(), **forbidden}) != []
-    assert len(_violations(forbidden)) == 11
+    assert len(_violations(forbidden)) == 13
     allowed = {
         "suggestbot.ui.x": {"suggestbot.store.records", "slack_sdk.models.blocks"},
         "suggestbot.server.builtin_sandbox": {"suggestbot.sandbox.server"},

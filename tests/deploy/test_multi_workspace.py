@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deploy_helpers import ACME, BERGWERK, OAuthWorld, Team, wait_for
 
-from suggestbot.installations.lifecycle import UNINSTALLED
+from suggestbot.flows.uninstall import UNINSTALLED
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackemu import ViewSubmission
 from suggestbot.store.sqlite import DB_FILENAME

@@ -4,7 +4,7 @@ Slack sends ``tokens_revoked`` when a token is revoked and, when a workspace rem
 both ``tokens_revoked`` and ``app_uninstalled`` in no promised order. Either way the bot token
 is dead: anything the app would post there fails, so nothing may be left that tries. These
 functions are shared by both install modes (one workspace with ``SLACK_BOT_TOKEN``, and the
-OAuth install's :mod:`suggestbot.installations.lifecycle`); running them twice, or in either
+OAuth install's :mod:`suggestbot.flows.uninstall`); running them twice, or in either
 order, leaves the same result.
 """
 

@@ -30,8 +30,8 @@ from slack_sdk.http_retry import RetryHandler
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient
+from suggestbot.flows import workspace_admin
 from suggestbot.flows.deps import Deps
-from suggestbot.installations import admin
 from suggestbot.installations.service import ContentClients, TeamContentProxy
 from suggestbot.installations.state import SignedStateStore
 from suggestbot.installations.store import EncryptedInstallationStore
@@ -175,7 +175,7 @@ class Tenancy:
         """The App Home hook: workspace settings for admins."""
 
         def extras(team_id: str, user_id: str, lang: str) -> list[dict[str, Any]]:
-            return admin.home_section(
+            return workspace_admin.home_section(
                 deps, self.contents, team_id=team_id, user_id=user_id, lang=lang
             )
 

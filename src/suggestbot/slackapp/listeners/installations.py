@@ -9,8 +9,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
+from suggestbot.flows import uninstall, workspace_admin
 from suggestbot.flows.deps import Deps
-from suggestbot.installations import admin, lifecycle
 from suggestbot.installations.scope import enter_team
 from suggestbot.installations.service import ContentClients
 from suggestbot.slackapp.listeners.background import in_background
@@ -33,7 +33,7 @@ def register(app: App, deps: Deps, *, installations: Any, contents: ContentClien
     @app.event("app_uninstalled")
     def uninstalled(ack: Ack, context: BoltContext) -> None:
         ack()
-        lifecycle.forget_workspace(
+        uninstall.forget_workspace(
             deps,
             installations=installations,
             contents=contents,
@@ -45,7 +45,7 @@ def register(app: App, deps: Deps, *, installations: Any, contents: ContentClien
     def revoked(ack: Ack, event: dict[str, Any], context: BoltContext) -> None:
         ack()
         tokens = event.get("tokens") or {}
-        lifecycle.tokens_revoked(
+        uninstall.tokens_revoked(
             installations,
             enterprise_id=context.enterprise_id,
             team_id=context.team_id,
@@ -65,7 +65,7 @@ def register(app: App, deps: Deps, *, installations: Any, contents: ContentClien
     def credentials_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         user_id = body["user"]["id"]
         values = view_values(view)
-        errors = admin.form_errors(values, deps.lang_of(user_id))
+        errors = workspace_admin.form_errors(values, deps.lang_of(user_id))
         if errors:
             ack(response_action="errors", errors=errors)
             return
@@ -85,10 +85,10 @@ def register(app: App, deps: Deps, *, installations: Any, contents: ContentClien
 
 
 def _open(deps: Deps, trigger_id: str, user_id: str) -> None:
-    admin.open_modal(deps, trigger_id=trigger_id, user_id=user_id)
+    workspace_admin.open_modal(deps, trigger_id=trigger_id, user_id=user_id)
 
 
 def _save(
     deps: Deps, contents: ContentClients, team_id: str, user_id: str, values: dict[str, Any]
 ) -> None:
-    admin.save(deps, contents, team_id=team_id, user_id=user_id, values=values)
+    workspace_admin.save(deps, contents, team_id=team_id, user_id=user_id, values=values)
