@@ -246,7 +246,7 @@ def add_linked_users(stage: Any, count: int) -> list[str]:
     with a remembered segment, use case and variant count, so ``/suggest brief <text>`` goes
     straight to a run. Written to the app's records directly, as the connect modal and a first
     brief would leave them: setting people up is not what is measured."""
-    from suggestbot.slackapp.flows.records import LinkedUser, Preferences, user_key
+    from suggestbot.store.records import LinkedUser, Preferences, user_key
 
     deps = stage.runtime.deps
     demo = stage.sandbox.demo.primary
@@ -317,8 +317,8 @@ def link_users_in_store(
     are written into the store at ``data_dir`` before the app opens it (all linked to the
     sandbox's demo user, ``token``, with its first segment and use case remembered)."""
     from suggestbot.sandbox import DEMO
-    from suggestbot.slackapp.flows.records import LinkedUser, Preferences, Records, user_key
     from suggestbot.store import TokenVault, open_store
+    from suggestbot.store.records import LinkedUser, Preferences, Records, user_key
 
     store = open_store(data_dir)
     vault = TokenVault.from_setting(secret_key)
@@ -648,8 +648,8 @@ def _bare_app() -> int:
     from slack_bolt import Ack, App
     from slack_sdk import WebClient
 
+    from suggestbot.asgi_thread import BackgroundServer
     from suggestbot.installations.scope import ContextExecutor
-    from suggestbot.serving import BackgroundServer
     from suggestbot.slackapp.app import LISTENER_THREADS
     from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 

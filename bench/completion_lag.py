@@ -1,7 +1,7 @@
 """From "run succeeded" to "posted in Slack": how long, per brief, and what the service pays.
 
 Briefs are sent as ``/suggest brief <text>`` (linked users, remembered segment and use case) to
-the real app on the stage (``suggestbot.stage.Stage``: sandbox, Slack emulator, the app over
+the real app on the stage (``suggestbot.demo.stage.Stage``: sandbox, Slack emulator, the app over
 loopback), in two series: ``--lone`` briefs one at a time (each alone in the system, waiting on
 its own schedule), then ``--briefs`` briefs at once (sharing sweeps). Each run finishes at a
 random time, uniform over ``--window`` contract seconds (5 minutes) after it was created: runs
@@ -63,8 +63,8 @@ from benchkit import (
     wait_until,
 )
 
+from suggestbot.demo.stage import SIGNING_SECRET, Stage
 from suggestbot.sandbox import RunTiming
-from suggestbot.stage import SIGNING_SECRET, Stage
 
 RUN_PATH = re.compile(r"^/v1/generation-runs/([^/]+)$")
 SET_PATH = re.compile(r"^/v1/suggestion-sets/([^/]+)")

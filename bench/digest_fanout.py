@@ -1,7 +1,7 @@
 """One digest minute at scale: 1,000 subscriptions over 20 (segment, use case) pairs, timed
 from the minute they are due.
 
-The stage (``suggestbot.stage.Stage``: sandbox, Slack emulator, the real app with its real
+The stage (``suggestbot.demo.stage.Stage``: sandbox, Slack emulator, the real app with its real
 scheduler) gets 20 pairs of ready-made content in the demo tenant (4 new segments x 5 new use
 cases, one precomputed set each; every set mixes emails and social posts with images) and
 ``--channels`` channels, each subscribed to every pair at the next wall-clock minute (at least
@@ -45,10 +45,10 @@ from benchkit import (
     wait_until,
 )
 
-from suggestbot.slackapp.flows.digest_schedule import WEEKDAYS
-from suggestbot.slackapp.flows.records import Digest
+from suggestbot.demo.stage import ALICE, Stage
+from suggestbot.flows.digest_schedule import WEEKDAYS
 from suggestbot.slackemu.ids import ts_to_float
-from suggestbot.stage import ALICE, Stage
+from suggestbot.store.records import Digest
 
 TZ = "Europe/Berlin"
 SETUP_MARGIN_S = 15.0  # the due minute is at least this far from the end of set-up

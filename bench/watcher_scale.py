@@ -2,13 +2,13 @@
 get?
 
 The service is the real sandbox in its own process (``python -m suggestbot sandbox``), holding
-``--runs`` runs that stay queued for the whole benchmark, so every poll is a full one. The app is
-the real :class:`~suggestbot.runtime.Runtime` (store, service client, the watch thread and its
-sweepers, APScheduler with its worker pool). Requests are written straight into the store in
-state ``submitted``, as the brief flow leaves them, and their first polls are spread over one
-10-second interval (as if the briefs had come in over those ten seconds); then they follow the
-contract's schedule in real time (10 s apart during the first 3 minutes: ``--runs`` / 10 polls a
-second).
+``--runs`` runs that stay queued for the whole benchmark, so every poll is a full one. The app
+is the real :class:`~suggestbot.server.composition.Runtime` (store, service client, the watch
+thread and its sweepers, APScheduler with its worker pool). Requests are written straight into
+the store in state ``submitted``, as the brief flow leaves them, and their first polls are
+spread over one 10-second interval (as if the briefs had come in over those ten seconds); then
+they follow the contract's schedule in real time (10 s apart during the first 3 minutes:
+``--runs`` / 10 polls a second).
 
 Lateness is measured when the run's state is *read*: the timers note when each poll taken out
 was due, and the service client is wrapped to note when the listing page holding the run
@@ -59,15 +59,15 @@ from benchkit import (
 )
 
 from suggestbot.config import Settings
+from suggestbot.flows.deps import Deps
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import EARLY_SHARE, SchedulerTimers
 from suggestbot.jobs.watch_list import Due
-from suggestbot.runtime import Runtime
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Request
+from suggestbot.server.composition import Runtime
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.store.records import Request
 
 FIRST_POLL_S = 10.0
 POLL_ROUTE = "GET /v1/generation-runs/{run_id}"

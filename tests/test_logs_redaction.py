@@ -23,8 +23,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from suggestbot import logs
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.logs import RedactingFilter, Redactor, configure_logging, redact, register_secret
-from suggestbot.serving import BackgroundServer
 
 SLACK_TOKEN = re.compile(r"xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+")
 SANDBOX_TOKEN = re.compile(r"sbx_(?:at|ut|cs)_[A-Za-z0-9_-]+")

@@ -14,10 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "suggestbot"
 APP_CODE = [
     SOURCE / "slackapp",
+    SOURCE / "flows",
     SOURCE / "jobs",
     SOURCE / "installations",
-    SOURCE / "runtime.py",
-    SOURCE / "health.py",
+    SOURCE / "server",
 ]
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 # sub-command -> (module with ``main(argv) -> int``, one-line help)
 _COMMANDS: dict[str, tuple[str, str]] = {
-    "serve": ("suggestbot.serve", "run the Slack app (HTTP mode, or --socket-mode)"),
+    "serve": ("suggestbot.server.serve", "run the Slack app (HTTP mode, or --socket-mode)"),
     "sandbox": ("suggestbot.sandbox.cli", "run or administer the local Content Suggestion Service"),
     "demo": ("suggestbot.demo", "run a scripted session on the sandbox and Slack emulator"),
     "backup": ("suggestbot.store_backup", "copy the live state file consistently to PATH"),

@@ -25,9 +25,9 @@ from suggestbot.config import Settings
 from suggestbot.installations.service import TABLE as SERVICE_CREDENTIALS_TABLE
 from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
 from suggestbot.logs import configure_logging
-from suggestbot.slackapp.flows.records import LinkedUser, Records
 from suggestbot.store import Store, StoreDamaged, TokenVault, VaultError, open_store
 from suggestbot.store.deliveries import TABLE as DELIVERIES_TABLE
+from suggestbot.store.records import LinkedUser, Records
 from suggestbot.store.rotation import KeyCensus, KeyUse, census, rotate
 
 log = logging.getLogger(__name__)

@@ -13,19 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
-from suggestbot.runtime import Runtime
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.seed import ACME, BERGWERK, DemoTenant
 from suggestbot.sandbox.server import SandboxServer
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, INSTALL_PATH, REDIRECT_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import InstallResult, OAuthApp, SlackCloud, SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 CLIENT_ID = "4242.1717"
 SIGNING_SECRET = "deploy-signing-secret-0123456789"

@@ -10,13 +10,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.contentapi import ServerError
-from suggestbot.health import ServiceProbe
-from suggestbot.runtime import Runtime
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.seed import ACME
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.composition import Runtime
+from suggestbot.server.health import ServiceProbe
 from suggestbot.slackapp.http import build_http_app
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import generate_key

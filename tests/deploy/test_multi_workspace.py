@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from deploy_helpers import ACME, BERGWERK, OAuthWorld, Team, at_rest, wait_for
 
-from suggestbot.installations.lifecycle import UNINSTALLED
+from suggestbot.flows.uninstall import UNINSTALLED
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import ViewSubmission
 from suggestbot.store.sqlite import DB_FILENAME
+from suggestbot.ui.messages import t
 
 
 def _dm_text(team: Team, user_id: str) -> str:

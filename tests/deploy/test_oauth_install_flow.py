@@ -15,9 +15,9 @@ from deploy_helpers import ACME, OAuthWorld, Team, at_rest, wait_for
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient, UserTokenAuth
 from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
-from suggestbot.installations.tenancy import Tenancy, authorization_url
-from suggestbot.runtime import slack_client
+from suggestbot.server.composition import slack_client
 from suggestbot.slackapp.http import REDIRECT_PATH
+from suggestbot.slackapp.tenancy import Tenancy, authorization_url
 from suggestbot.store import MemoryStore, TokenVault, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
 

@@ -16,12 +16,12 @@ from serve_process import ServeProcess
 
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.seed import ACME
-from suggestbot.serve import CHATTY_LOGGERS, tame_library_loggers
+from suggestbot.server.serve import CHATTY_LOGGERS, tame_library_loggers
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 SIGNING_SECRET = "logging-signing-secret-0123456789"
 SECRET_SHAPES = re.compile(r"xox[abposre]-[A-Za-z0-9]|xapp-[A-Za-z0-9]|sbx_(?:at|ut|cs)_")

@@ -18,10 +18,10 @@ from suggestbot.sandbox.seed import ACME
 from suggestbot.sandbox.server import SandboxServer
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import SqliteStore, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
+from suggestbot.ui.messages import t
 
 SIGNING_SECRET = "serve-signing-secret-0123456789"
 ALICE = "U0ALICE"

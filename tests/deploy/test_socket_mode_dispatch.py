@@ -27,19 +27,19 @@ from slack_bolt import BoltContext
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.installations.scope import current_team, enter_team
-from suggestbot.runtime import Runtime
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.seed import ACME
-from suggestbot.serve import IsolatedSocketModeHandler, socket_mode_handler
-from suggestbot.serving import BackgroundServer
+from suggestbot.server.composition import Runtime
+from suggestbot.server.serve import IsolatedSocketModeHandler, socket_mode_handler
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import AppResponse, SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 APP_TOKEN = "xapp-1-A0EMUAPP1-1-socketmodetest"
 

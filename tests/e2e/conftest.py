@@ -1,4 +1,4 @@
-"""The whole product on loopback for end-to-end tests: see :mod:`suggestbot.stage`."""
+"""The whole product on loopback for end-to-end tests: see :mod:`suggestbot.demo.stage`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from suggestbot.stage import Stage
+from suggestbot.demo.stage import Stage
 
 
 @pytest.fixture

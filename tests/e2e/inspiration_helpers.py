@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from suggestbot.demo.stage import Stage, wait_for
 from suggestbot.slackemu.transcript import blocks_lines
-from suggestbot.stage import Stage, wait_for
 
 
 def text_of(message: dict[str, Any]) -> str:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Thread
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import linking, slackio, threads
-from suggestbot.stage import Stage, wait_for
+from suggestbot.demo.stage import Stage, wait_for
+from suggestbot.flows import linking, slackio, threads
+from suggestbot.ui.blocks.results import Message
 
 
 def service(stage: Stage) -> ContentClient:

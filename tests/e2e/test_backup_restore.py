@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 
 
 def status_of(stage: Stage, user_id: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from suggestbot.stage import ALICE, Stage, wait_for
+from suggestbot.demo.stage import ALICE, Stage, wait_for
 
 
 def _root(stage: Stage) -> dict:

@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.jobs import retention
 from suggestbot.sandbox.faults import RateLimit
-from suggestbot.slackapp.messages import t
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.ui.messages import t
 
 
 def root_of(stage: Stage, channel: str | None = None) -> dict:

@@ -17,6 +17,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from inspiration_helpers import images, posts_with_role, text_of, wait_ephemeral
 
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.flows import digests, threads
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digest_schedule import WEEKDAYS, from_epoch, next_fire
+from suggestbot.flows.inspiration import Asker, read_newest
 from suggestbot.jobs.digest_wave import (
     DELIVERIES_TABLE,
     WAVE_WORKERS,
@@ -24,12 +29,7 @@ from suggestbot.jobs.digest_wave import (
     WaveReport,
     run_wave,
 )
-from suggestbot.slackapp.flows import digests, threads
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.digest_schedule import WEEKDAYS, from_epoch, next_fire
-from suggestbot.slackapp.flows.inspiration import Asker, read_newest
-from suggestbot.slackapp.flows.records import Digest, shared_post_key
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.store.records import Digest, shared_post_key
 
 WEEKEND = "0190c0de-5eed-7000-8000-00000000a101"
 SPRING = "0190c0de-5eed-7000-8000-00000000a201"

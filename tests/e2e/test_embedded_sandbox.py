@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
-from suggestbot.runtime import Runtime
-from suggestbot.serving import BackgroundServer
+from suggestbot.demo.stage import wait_for
+from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.slackemu import SlackDriver, SlackEmulator
-from suggestbot.stage import wait_for
 from suggestbot.store import generate_key
 
 SECRET = "embedded-signing-secret-0123456789"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 
 
 class Killed(BaseException):

@@ -14,11 +14,11 @@ from inspiration_helpers import (
     wait_ephemeral,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.flows import inspiration, threads
+from suggestbot.flows.inspiration import Watch
 from suggestbot.jobs import inspiration_watch
-from suggestbot.slackapp.flows import inspiration, threads
-from suggestbot.slackapp.flows.inspiration import Watch
-from suggestbot.slackapp.flows.records import shared_post_key
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.store.records import shared_post_key
 
 SPRING = "0190c0de-5eed-7000-8000-00000000a201"
 WEEKEND = "0190c0de-5eed-7000-8000-00000000a101"
@@ -204,7 +204,7 @@ def test_locale_mismatch_is_reported_not_guessed_around(
 ) -> None:
     deps = stage.runtime.deps  # type: ignore[union-attr]
     deps.content_locale = "de"  # the demo tenant holds English content
-    with caplog.at_level(logging.WARNING, logger="suggestbot.slackapp.flows.content_locale"):
+    with caplog.at_level(logging.WARNING, logger="suggestbot.flows.content_locale"):
         stage.slack.slash_command(ALICE, stage.channel, "inspire weekend spring")
         answer = wait_ephemeral(stage, ALICE, "No ready-made content")
     text = text_of(answer)

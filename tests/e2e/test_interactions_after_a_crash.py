@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from at_rest import at_rest
 
+from suggestbot.demo.stage import ALICE, Stage, wait_for
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.stage import ALICE, Stage, wait_for
 
 
 class Killed(BaseException):

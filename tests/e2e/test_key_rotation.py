@@ -18,9 +18,9 @@ import httpx
 import pytest
 from at_rest import at_rest
 
-from suggestbot.slackapp.messages import t
-from suggestbot.stage import ALICE, BRUNO, Stage, wait_for
+from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.store import TokenVault, generate_key
+from suggestbot.ui.messages import t
 
 
 def rotate_keys(stage: Stage) -> subprocess.CompletedProcess[str]:

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from refine_helpers import brief_thread, connect, refinement_runs, wait_ephemeral_with, wait_turn
 
+from suggestbot.demo.stage import ALICE, Stage, wait_for
+from suggestbot.flows import linking
 from suggestbot.jobs.digest_wave import run_wave
 from suggestbot.sandbox import RunTiming
-from suggestbot.slackapp.flows import linking
-from suggestbot.slackapp.messages import t
-from suggestbot.stage import ALICE, Stage, wait_for
+from suggestbot.ui.messages import t
 
 PETE = "U0PAYLOADP"
 LONE_SURROGATE = "\ud800"

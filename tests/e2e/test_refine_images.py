@@ -21,7 +21,7 @@ from refine_helpers import (
     wait_turn,
 )
 
-from suggestbot.stage import ALICE, Stage, wait_for
+from suggestbot.demo.stage import ALICE, Stage, wait_for
 
 
 class RunRequestLog:

@@ -17,11 +17,11 @@ from refine_helpers import (
 )
 
 from suggestbot.contentapi import ContentClient, RefinementRequest, SteeredGenerationRequest
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
+from suggestbot.flows import lists, yours
 from suggestbot.sandbox import RunTiming
-from suggestbot.slackapp.flows import lists, yours
-from suggestbot.slackapp.flows.records import Digest
 from suggestbot.slackemu.transcript import view_transcript
-from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
+from suggestbot.store.records import Digest
 
 
 def _command(stage: Stage, user: str, text: str, needle: str) -> dict[str, Any]:

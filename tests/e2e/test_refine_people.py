@@ -18,10 +18,10 @@ from refine_helpers import (
     wait_turn,
 )
 
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import slackio
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
+from suggestbot.flows import slackio
 from suggestbot.slackemu import BOT_ID, BOT_USER_ID
-from suggestbot.stage import ALICE, BRUNO, CAROL, Stage, wait_for
+from suggestbot.ui.blocks.results import Message
 
 
 def test_each_reply_runs_with_the_repliers_own_account(stage: Stage) -> None:

@@ -21,8 +21,8 @@ from refine_helpers import (
     wait_turn,
 )
 
+from suggestbot.demo.stage import ALICE, Stage, wait_for
 from suggestbot.sandbox import InjectedError
-from suggestbot.stage import ALICE, Stage, wait_for
 
 
 @pytest.fixture(params=[False, True], ids=["thread-with-root", "thread-on-first-refinement"])

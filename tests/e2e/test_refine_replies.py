@@ -25,9 +25,9 @@ from refine_helpers import (
     wait_turn,
 )
 
+from suggestbot.demo.stage import ALICE, Stage, wait_for
 from suggestbot.jobs import retention
 from suggestbot.sandbox import RunTiming
-from suggestbot.stage import ALICE, Stage, wait_for
 
 
 @pytest.fixture(params=[False, True], ids=["thread-with-root", "thread-on-first-refinement"])

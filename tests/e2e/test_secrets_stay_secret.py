@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from at_rest import at_rest
 
+from suggestbot.demo.stage import ALICE, SIGNING_SECRET, Stage, wait_for
 from suggestbot.logs import configure_logging
-from suggestbot.stage import ALICE, SIGNING_SECRET, Stage, wait_for
 
 # Shapes of every secret in play: sandbox access/user tokens and client secrets, Slack tokens,
 # and the query string of a signed image URL (its signature is the credential).

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Records
+from suggestbot.flows.deps import Deps
 from suggestbot.store import MemoryStore
+from suggestbot.store.records import Records
 
 
 def store_only_deps(**given: Any) -> Deps:

@@ -30,7 +30,7 @@ from suggestbot.jobs.timers import EARLY_SHARE, SchedulerTimers
 from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.flows.records import Request
+from suggestbot.store.records import Request
 
 SCALE = 0.1
 INTERVAL_S = 10.0 * SCALE

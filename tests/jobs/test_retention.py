@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from jobs_helpers import store_only_deps
 
+from suggestbot.flows.refine import KEEP_PENDING, PendingInstruction, pending
 from suggestbot.jobs import retention
-from suggestbot.slackapp.flows.records import KEEP_HELD, HeldInput
-from suggestbot.slackapp.flows.refine import KEEP_PENDING, PendingInstruction, pending
+from suggestbot.store.records import KEEP_HELD, HeldInput
 
 DAY = 24 * 3600.0
 NOW = 1_800_000_000.0

@@ -20,12 +20,12 @@ from suggestbot.contentapi import (
     RunStatus,
     SteeredGenerationRequest,
 )
+from suggestbot.flows.deps import Deps
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Request
+from suggestbot.store.records import Request
 
 LIST = "GET /v1/generation-runs"
 GET_ONE = "GET /v1/generation-runs/{run_id}"

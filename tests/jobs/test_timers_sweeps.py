@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from jobs_helpers import store_only_deps
 
+from suggestbot.flows.deps import Deps
 from suggestbot.jobs import timers as timers_module
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.jobs.watch_list import Due
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Request
+from suggestbot.store.records import Request
 
 
 class FakeSweeps:

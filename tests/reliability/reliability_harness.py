@@ -1,6 +1,6 @@
 """The app as a real separate process, started and killed the way an operator's host would.
 
-:class:`ProcessStage` is the end-to-end :class:`~suggestbot.stage.Stage` (sandbox and Slack
+:class:`ProcessStage` is the end-to-end :class:`~suggestbot.demo.stage.Stage` (sandbox and Slack
 emulator served in the test process over loopback) with one difference: the app runs as
 ``python -m suggestbot serve``, configured only through environment variables, so a SIGKILL
 is a real kill — no ``finally`` runs, nothing is flushed, threads die mid-call.
@@ -30,13 +30,13 @@ from typing import Any
 
 import httpx
 
+from suggestbot.demo.stage import LANGS, SIGNING_SECRET, Stage, wait_for
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.http import EVENTS_PATH
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu import SlackDriver
 from suggestbot.slackemu.results import AppResponse, ViewSubmission
-from suggestbot.stage import LANGS, SIGNING_SECRET, Stage, wait_for
 from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
 
 DB_FILENAME = "suggestbot.sqlite"
 START_TIMEOUT_S = 30.0

@@ -37,12 +37,12 @@ from reliability_harness import (
     wait_quiet,
 )
 
+from suggestbot.demo.stage import ALICE, SIGNING_SECRET
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.http import EVENTS_PATH
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu.results import AppResponse
 from suggestbot.slackemu.signing import signed_headers
-from suggestbot.stage import ALICE, SIGNING_SECRET
+from suggestbot.ui.messages import t
 
 TAG = re.compile(r"\[i\d{2}\]")
 FORM = "application/x-www-form-urlencoded"

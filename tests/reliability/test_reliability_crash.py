@@ -33,9 +33,9 @@ from reliability_harness import (
     wait_quiet,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackemu.errors import DriverError
-from suggestbot.stage import ALICE, BRUNO, CAROL
 
 SEED = 8_2024
 BRIEFS = 100

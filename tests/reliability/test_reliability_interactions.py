@@ -40,8 +40,8 @@ from reliability_harness import (
     wait_quiet,
 )
 
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu.results import AppResponse
+from suggestbot.ui.messages import t
 
 ROUNDS = 20  # one SIGKILL a round, with every kind in flight: 20 kills per kind
 PER_KIND = 2  # of each kind in flight at every kill: ROUNDS * PER_KIND interactions per kind

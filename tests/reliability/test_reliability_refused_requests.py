@@ -27,10 +27,10 @@ from reliability_harness import (
     wait_for,
 )
 
+from suggestbot.demo.stage import ALICE, SIGNING_SECRET
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackapp.inbound import MAX_BODY_BYTES
 from suggestbot.slackemu.signing import signed_headers
-from suggestbot.stage import ALICE, SIGNING_SECRET
 
 FORM = "application/x-www-form-urlencoded"
 JSON = "application/json"

@@ -32,14 +32,14 @@ from reliability_harness import (
     wait_for,
 )
 
+from suggestbot.demo.stage import ALICE
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.secret_keys import SECRET_TABLES
-from suggestbot.slackapp.flows.records import Records
-from suggestbot.slackapp.messages import t
-from suggestbot.stage import ALICE
 from suggestbot.store import TokenVault, VaultError, open_store
 from suggestbot.store.integrity import MARKER_SUFFIX
+from suggestbot.store.records import Records
 from suggestbot.store.rotation import rotate
+from suggestbot.ui.messages import t
 
 TAG = re.compile(r"\[z\d{2}\]")
 MARKER = DB_FILENAME + MARKER_SUFFIX

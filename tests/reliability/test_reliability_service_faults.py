@@ -29,10 +29,10 @@ from reliability_harness import (
     wait_for,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
+from suggestbot.flows import failures
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.flows import failures
-from suggestbot.slackapp.messages import t
-from suggestbot.stage import ALICE, BRUNO, CAROL, LANGS
+from suggestbot.ui.messages import t
 
 USERS = (ALICE, BRUNO, CAROL)
 VARIANTS = {ALICE: 1, BRUNO: 2, CAROL: 3}  # each person's remembered choice

@@ -32,10 +32,10 @@ from reliability_harness import (
     wait_quiet,
 )
 
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackapp.messages import t
 from suggestbot.slackemu.results import AppResponse
-from suggestbot.stage import ALICE, BRUNO, CAROL, LANGS
+from suggestbot.ui.messages import t
 
 TAG = re.compile(r"\[k\d{2}\]")
 SETTLE_TIMEOUT_S = 60.0

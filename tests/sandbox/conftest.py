@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from sandbox_helpers import TIME_FACTOR, Api, FakeClock, fast_timing
 
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.sandbox import Sandbox
-from suggestbot.serving import BackgroundServer
 
 
 @pytest.fixture

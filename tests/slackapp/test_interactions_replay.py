@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
-from suggestbot.slackapp.flows import digests
-from suggestbot.slackapp.flows import interactions as current
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import Pair
-from suggestbot.slackapp.flows.records import Records
+from suggestbot.flows import digests
+from suggestbot.flows import interactions as current
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import Pair
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.store import DeliveryLog, MemoryStore, TokenVault, generate_key
+from suggestbot.store.records import Records
 
 VIEW = "test_replay_view"
 

@@ -12,7 +12,7 @@ from slackemu_helpers import SIGNING_SECRET, EmuSetup, FakeClock, RecordingApp
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 
 

@@ -18,7 +18,7 @@ from slack_bolt import App
 from slack_bolt.adapter.asgi import SlackRequestHandler
 from slack_sdk import WebClient
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 
 SIGNING_SECRET = "example-signing-secret"

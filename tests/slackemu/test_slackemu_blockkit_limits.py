@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.slackemu.blockkit import MAX_BLOCK_TEXT_PER_MESSAGE, check_message
 

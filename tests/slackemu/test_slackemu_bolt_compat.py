@@ -17,7 +17,7 @@ from slack_bolt.adapter.asgi import SlackRequestHandler
 from slack_sdk import WebClient
 from slackemu_helpers import button, modal, options, section, text_input
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 
 SECRET = "bolt-compat-secret"

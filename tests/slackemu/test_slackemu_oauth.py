@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import SlackCloud, SlackDriver, SlackEmulator
 
 CLIENT_ID = "111.222"

@@ -18,9 +18,9 @@ import httpx
 
 from suggestbot.demo.html import render_html
 from suggestbot.demo.session import Session, StepFailed
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage
 from suggestbot.demo.steps import STEPS
 from suggestbot.logs import configure_logging
-from suggestbot.stage import ALICE, BRUNO, CAROL, Stage
 
 DEFAULT_HTML = "demo-transcript.html"
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from suggestbot.demo.html import Scene
+from suggestbot.demo.stage import Stage
 from suggestbot.slackemu.transcript import blocks_lines
-from suggestbot.stage import Stage
 
 
 class StepFailed(Exception):

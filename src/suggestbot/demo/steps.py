@@ -8,8 +8,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from suggestbot.demo.session import Session, StepFailed
+from suggestbot.demo.stage import ALICE, CAROL
 from suggestbot.jobs.digest_wave import run_wave
-from suggestbot.stage import ALICE, CAROL
 
 DEMO_TZ = "Europe/Berlin"
 

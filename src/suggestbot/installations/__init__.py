@@ -4,12 +4,14 @@
 - :mod:`~suggestbot.installations.store` — Slack installations, tokens encrypted at rest;
 - :mod:`~suggestbot.installations.state` — the OAuth ``state`` parameter, signed and single-use;
 - :mod:`~suggestbot.installations.tokens` — each workspace's bot token, rotated when it expires;
-- :mod:`~suggestbot.installations.service` — each workspace's service credentials and client;
-- :mod:`~suggestbot.installations.admin` (and ``admin_blocks``) — workspace admins set those
-  credentials in App Home;
-- :mod:`~suggestbot.installations.lifecycle` — cleaning up after an uninstall;
-- :mod:`~suggestbot.installations.listeners` — the Bolt listeners of all this;
-- :mod:`~suggestbot.installations.tenancy` — all of it wired for the Bolt app.
+- :mod:`~suggestbot.installations.service` — each workspace's service credentials and client.
+
+What is done with them lives above: admins set the service credentials in App Home
+(:mod:`suggestbot.flows.workspace_admin`), an uninstall is cleaned up after
+(:mod:`suggestbot.flows.uninstall`), the Bolt listeners of all this
+(:mod:`suggestbot.slackapp.listeners.installations`) and its wiring into the Bolt app
+(:mod:`suggestbot.slackapp.tenancy`) are at the Slack edge. Nothing here imports the flows, the
+UI or ``slackapp``.
 
 Single-workspace mode (``SLACK_BOT_TOKEN``) uses only the scope, to no effect. Nothing is
 imported here, so that the flows can use :mod:`~suggestbot.installations.scope` without pulling

@@ -1,6 +1,6 @@
 """The digest wave: once a minute, post every digest that is due.
 
-- **Due** is decided by :func:`~suggestbot.slackapp.flows.digest_schedule.due_occurrence` from
+- **Due** is decided by :func:`~suggestbot.flows.digest_schedule.due_occurrence` from
   the ``now`` the wave is given (the job passes the real time; tests pass a fake one).
 - **Fan-out**: one ``GET /v1/inspiration`` (with ``expand=asset_urls``) per distinct
   (team, segment, use case, locale) per wave, however many channels share it, made by the first
@@ -17,7 +17,7 @@
   between; the channel's history is searched for the post (by its message metadata) before
   posting again, and a post found there gets its shared-post record if it lacks one.
 - **Pacing**: one message per digest; posts to the same channel are spaced a second apart
-  (:class:`~suggestbot.slackapp.flows.pacing.ChannelPacer`); a 429 is waited out by the
+  (:class:`~suggestbot.flows.pacing.ChannelPacer`); a 429 is waited out by the
   ``WebClient`` (Retry-After).
 - **Health**: a channel that no longer takes posts pauses its digest and the creator is told.
 """
@@ -35,19 +35,19 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, SuggestionSet
+from suggestbot.flows import content_locale, digests, slackio
+from suggestbot.flows.channel_posts import find_in_channel
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digest_schedule import Occurrence, due_occurrence, from_epoch
+from suggestbot.flows.inspiration import SharedRoot, read_newest
+from suggestbot.flows.pacing import PACER, ChannelPacer
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.digest_writes import DELIVERIES_TABLE, DigestChange, PendingWrites
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.slackapp.blocks.inspiration import Labels
-from suggestbot.slackapp.blocks.results import Message
-from suggestbot.slackapp.flows import content_locale, digests, slackio
-from suggestbot.slackapp.flows.channel_posts import find_in_channel
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.digest_schedule import Occurrence, due_occurrence, from_epoch
-from suggestbot.slackapp.flows.inspiration import SharedRoot, read_newest
-from suggestbot.slackapp.flows.pacing import PACER, ChannelPacer
-from suggestbot.slackapp.flows.records import Digest, SharedPost
-from suggestbot.slackapp.messages import t
+from suggestbot.store.records import Digest, SharedPost
+from suggestbot.ui.blocks.inspiration import Labels
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import SharedRoot, record_shared_many
-from suggestbot.slackapp.flows.records import Digest
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import SharedRoot, record_shared_many
 from suggestbot.store.codec import Record
+from suggestbot.store.records import Digest
 
 # Claims and marks of digest deliveries, keyed "{digest id}:{local date}".
 DELIVERIES_TABLE = "digest_deliveries"

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 from suggestbot.contentapi import ContentApiError
 from suggestbot.contentapi.polling import next_poll_delay
+from suggestbot.flows import inspiration
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import Pair, Watch
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.slackapp.flows import inspiration
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import Pair, Watch
 
 log = logging.getLogger(__name__)
 

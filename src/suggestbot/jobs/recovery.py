@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from suggestbot.slackapp.flows import brief
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows import brief
+from suggestbot.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import KEEP_HELD
-from suggestbot.slackapp.flows.refine import KEEP_PENDING, pending
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.refine import KEEP_PENDING, pending
+from suggestbot.store.records import KEEP_HELD
 
 log = logging.getLogger(__name__)
 

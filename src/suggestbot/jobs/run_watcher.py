@@ -36,10 +36,10 @@ from suggestbot.contentapi import (
     Unauthorized,
 )
 from suggestbot.contentapi.polling import next_poll_delay
+from suggestbot.flows import brief, failures, home, results, turns
+from suggestbot.flows.deps import Deps
 from suggestbot.jobs.watch_list import Due
-from suggestbot.slackapp.flows import brief, failures, home, results, turns
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import Request
+from suggestbot.store.records import Request
 
 log = logging.getLogger(__name__)
 

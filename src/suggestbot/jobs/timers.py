@@ -1,4 +1,4 @@
-"""The flows' deferred work (:class:`~suggestbot.slackapp.flows.deps.Timers`).
+"""The flows' deferred work (:class:`~suggestbot.flows.deps.Timers`).
 
 - **Sends** (a brief waiting to be sent, or to be sent again) are one-shot jobs on the
   scheduler, one job id per request (``request:<id>``).
@@ -21,13 +21,13 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from suggestbot.contentapi import GenerationRun
+from suggestbot.flows.brief import first_poll_delay
+from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
-from suggestbot.slackapp.flows.brief import first_poll_delay
-from suggestbot.slackapp.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 
 if TYPE_CHECKING:
     from suggestbot.sandbox.core import Sandbox

@@ -1,1 +1,1 @@
-"""The Slack side of suggestbot: Bolt listeners, Block Kit builders and user-facing text."""
+"""The Slack edge of suggestbot: the Bolt app, its HTTP adapter and the listeners."""

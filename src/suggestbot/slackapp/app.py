@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 from slack_bolt import App
 from slack_sdk import WebClient
 
+from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import ContextExecutor
-from suggestbot.slackapp.flows.deps import Deps
 from suggestbot.slackapp.listeners import register_all, revocation
 
 if TYPE_CHECKING:
-    from suggestbot.installations.tenancy import Tenancy
+    from suggestbot.slackapp.tenancy import Tenancy
 
 # Listeners only ack and hand over, so a modest pool keeps every ack far inside 3 seconds.
 LISTENER_THREADS = 32

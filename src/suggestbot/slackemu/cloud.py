@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qsl
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.oauth import TEAM_COOKIE, cookie_values
 from suggestbot.slackemu.server import parse_body

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
-from suggestbot.serving import BackgroundServer
+from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import transcript as _transcript
 from suggestbot.slackemu.faults import Faults
 from suggestbot.slackemu.methods import DEFAULT_SCOPES

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import (
     actions,
     commands,

@@ -12,10 +12,10 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import interactions, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.messages import t
+from suggestbot.flows import interactions, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

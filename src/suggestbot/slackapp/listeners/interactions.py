@@ -23,11 +23,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from suggestbot.flows import interactions
+from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import current_team, team_scope
-from suggestbot.slackapp.flows import interactions
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.replies import thread_reply
 from suggestbot.store import VaultError
+from suggestbot.ui.replies import thread_reply
 
 log = logging.getLogger(__name__)
 

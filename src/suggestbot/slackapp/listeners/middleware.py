@@ -17,10 +17,10 @@ from typing import Any
 
 from slack_bolt import App, BoltContext, BoltResponse
 
-from suggestbot.slackapp.flows import interactions as current_interaction
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows import interactions as current_interaction
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
-from suggestbot.slackapp.payloads import delivery_key
+from suggestbot.ui.payloads import delivery_key
 
 log = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 Both events are subscribed for every install (manifest.yml). Unanswered, Slack counts each as a
 failed delivery and retries it; unhandled, the app would go on polling runs and sending digests
 with a token that no longer works. A multi-workspace (OAuth) install registers its own
-listeners instead (:mod:`suggestbot.installations.listeners`), which also delete the stored
+listeners instead (:mod:`suggestbot.slackapp.listeners.installations`), which also delete the stored
 installation.
 
 - ``app_uninstalled``: the workspace's work stops (runs in flight failed, digests paused,
@@ -23,8 +23,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.slackapp.flows import revocation
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows import revocation
+from suggestbot.flows.deps import Deps
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,10 @@ from typing import Any
 from slack_bolt import App, BoltResponse
 
 from suggestbot.contentapi import is_invalid_text
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import view_values
+from suggestbot.flows.deps import Deps
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import view_values
 
 # The brief and a thread name keep the wording their own checks give for control characters;
 # every other input gets the general one.

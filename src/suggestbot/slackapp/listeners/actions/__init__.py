@@ -7,15 +7,15 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import brief, linking, refine, results, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import KEEP_HELD
+from suggestbot.flows import brief, linking, refine, results, slackio
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_brief_modal, open_connect_modal
-from suggestbot.slackapp.messages import t
+from suggestbot.store.records import KEEP_HELD
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 

@@ -9,13 +9,13 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.inspiration import read_pick_value
-from suggestbot.slackapp.flows import digests, inspiration
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import Asker
+from suggestbot.flows import digests, inspiration
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import Asker
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.inspiration import read_pick_value
 
 PICK = re.compile(rf"^{re.escape(ids.ACTION_INSPIRE_PICK)}\.\d+$")
 

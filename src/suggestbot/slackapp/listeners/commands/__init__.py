@@ -10,21 +10,21 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_brief
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.modals import (
+from suggestbot.flows import brief, home, linking, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.slackapp.listeners.background import in_background
+from suggestbot.slackapp.listeners.commands import digest, inspire, refining
+from suggestbot.store.records import HeldInput, user_key
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.modals import (
     MODAL_INPUT_MAX,
     build_brief_modal,
     build_connect_modal,
 )
-from suggestbot.slackapp.blocks.notices import build_help, build_notice, build_returned_text
-from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.flows import brief, home, linking, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.records import HeldInput, user_key
-from suggestbot.slackapp.listeners.background import in_background
-from suggestbot.slackapp.listeners.commands import digest, inspire, refining
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import dump_metadata, parse_command
+from suggestbot.ui.blocks.notices import build_help, build_notice, build_returned_text
+from suggestbot.ui.blocks.results import Button
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import dump_metadata, parse_command
 
 log = logging.getLogger(__name__)
 

@@ -8,12 +8,12 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from suggestbot.slackapp.blocks.digests import build_digest_modal
-from suggestbot.slackapp.flows import digests, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import Asker
+from suggestbot.flows import digests, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import Asker
 from suggestbot.slackapp.listeners.commands.inspire import asker_of
-from suggestbot.slackapp.payloads import dump_metadata
+from suggestbot.ui.blocks.digests import build_digest_modal
+from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.slackapp.flows import inspiration
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.inspiration import Asker
+from suggestbot.flows import inspiration
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.inspiration import Asker
 
 
 def asker_of(body: dict[str, Any]) -> Asker:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.flows import drafts, linking, lists, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.messages import t
+from suggestbot.flows import drafts, linking, lists, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Button
+from suggestbot.ui.messages import t
 
 
 def _connect_first(deps: Deps, body: dict[str, Any]) -> bool:

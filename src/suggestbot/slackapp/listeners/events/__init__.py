@@ -11,11 +11,11 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.slackapp.flows import home, refine
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows import home, refine
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
-from suggestbot.slackapp.replies import thread_reply
+from suggestbot.ui.replies import thread_reply
 
 log = logging.getLogger(__name__)
 

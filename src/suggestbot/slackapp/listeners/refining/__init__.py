@@ -14,9 +14,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_thread_name
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.thread_modals import build_instruction_modal, build_refine_modal
-from suggestbot.slackapp.flows import (
+from suggestbot.flows import (
     drafts,
     histories,
     home,
@@ -27,12 +25,14 @@ from suggestbot.slackapp.flows import (
     threads,
     turns,
 )
-from suggestbot.slackapp.flows.deps import Deps
+from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import open_connect_modal
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import dump_metadata, load_metadata, selected_label, view_values
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.thread_modals import build_instruction_modal, build_refine_modal
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import dump_metadata, load_metadata, selected_label, view_values
 
 log = logging.getLogger(__name__)
 

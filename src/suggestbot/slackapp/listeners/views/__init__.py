@@ -9,18 +9,18 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_brief
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.blocks.results import Button
-from suggestbot.slackapp.flows import brief, home, linking, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.linking import LinkResult
-from suggestbot.slackapp.flows.records import Preferences, user_key
+from suggestbot.flows import brief, home, linking, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.linking import LinkResult
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
 from suggestbot.slackapp.listeners.commands import brief_problem, steered_body
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import load_metadata, selected_label, view_values
+from suggestbot.store.records import Preferences, user_key
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Button
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import load_metadata, selected_label, view_values
 
 log = logging.getLogger(__name__)
 

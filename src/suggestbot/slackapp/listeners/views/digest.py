@@ -6,17 +6,17 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.slackapp.blocks import ids
-from suggestbot.slackapp.blocks.digests import QUIET
-from suggestbot.slackapp.blocks.notices import build_notice
-from suggestbot.slackapp.flows import digests, slackio
-from suggestbot.slackapp.flows.deps import Deps
-from suggestbot.slackapp.flows.digest_schedule import is_valid_zone, parse_hhmm
-from suggestbot.slackapp.flows.inspiration import Pair
+from suggestbot.flows import digests, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digest_schedule import is_valid_zone, parse_hhmm
+from suggestbot.flows.inspiration import Pair
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
-from suggestbot.slackapp.messages import t
-from suggestbot.slackapp.payloads import load_metadata, selected_label
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.digests import QUIET
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.messages import t
+from suggestbot.ui.payloads import load_metadata, selected_label
 
 
 def _state(view: dict[str, Any], block_id: str) -> dict[str, Any]:

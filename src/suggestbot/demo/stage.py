@@ -1,0 +1,243 @@
+"""The whole product on loopback: the sandbox, the Slack emulator and the real app between them.
+
+``suggestbot demo``, the end-to-end tests and the benchmarks all need the same set-up, wired
+exactly as production is (the app reaches the service and Slack over HTTP, Slack reaches the
+app over signed HTTP), so it lives here once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Self
+
+from suggestbot.asgi_thread import BackgroundServer
+from suggestbot.config import Settings
+from suggestbot.sandbox import Demo, Sandbox
+from suggestbot.sandbox.faults import RunTiming
+from suggestbot.sandbox.server import SandboxServer
+from suggestbot.server.composition import Runtime
+from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+from suggestbot.slackapp.manifest import BOT_SCOPES
+from suggestbot.slackemu import SlackDriver, SlackEmulator
+from suggestbot.store import generate_key
+from suggestbot.ui.messages import t
+
+SIGNING_SECRET = "stage-signing-secret-0123456789"
+
+ALICE = "U0ALICE"
+BRUNO = "U0BRUNO"
+CAROL = "U0CAROL"
+# The language each stage user reads (from the Slack locale the emulator gives them).
+LANGS = {ALICE: "en", BRUNO: "de", CAROL: "en"}
+
+
+class Stage:
+    """Start with :meth:`start` (or ``with Stage(...) as stage``); everything stops on exit.
+
+    Args:
+        data_dir: where the app keeps its store (survives :meth:`restart_app`).
+        time_factor: the sandbox's clock speed-up (0.01: a 10-minute attempt limit is 6 s).
+        poll_scale: multiplies the app's poll delays (0.01: the 10 s poll is 0.1 s).
+        run_timing: how long runs wait and run in the sandbox, before ``time_factor``.
+        crash_point: called at named points of the flows; tests raise there to "kill" the app.
+    """
+
+    def __init__(
+        self,
+        *,
+        data_dir: Path,
+        time_factor: float = 0.01,
+        poll_scale: float = 0.01,
+        run_timing: RunTiming | None = None,
+        crash_point: Callable[[str], None] | None = None,
+    ) -> None:
+        self.data_dir = data_dir
+        self.poll_scale = poll_scale
+        self.crash_point = crash_point
+        self.sandbox = Sandbox(time_factor=time_factor)
+        self.sandbox.faults.run_timing = run_timing or RunTiming(
+            queued_s=2.0, running_s=5.0, precompute_s=2.0
+        )
+        # Only the scopes the manifest asks for: a call they do not allow fails as in Slack.
+        self.emu = SlackEmulator(scopes=BOT_SCOPES)
+        self.secret_keys = generate_key()
+        self._sandbox_server: SandboxServer | None = None
+        self._app_server: BackgroundServer | None = None
+        self._app_port = 0
+        self.runtime: Runtime | None = None
+        self.driver: SlackDriver | None = None
+        self.channel = ""
+        self.quiet_channel = ""
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> Self:
+        self._sandbox_server = self.sandbox.serve()
+        self.emu.start()
+        self.emu.add_user(ALICE, "alice", locale="en-US", tz="Europe/Berlin")
+        self.emu.add_user(BRUNO, "bruno", locale="de-DE", tz="Europe/Berlin")
+        self.emu.add_user(CAROL, "carol", locale="en-GB", tz="Europe/London")
+        self.channel = self.emu.add_channel("marketing", members=[ALICE, BRUNO, CAROL])
+        self.emu.invite_bot(self.channel)
+        self.quiet_channel = self.emu.add_channel("no-bot-here", members=[ALICE])
+        self.start_app()
+        return self
+
+    @property
+    def sandbox_url(self) -> str:
+        assert self._sandbox_server is not None
+        return self._sandbox_server.url
+
+    @property
+    def demo(self) -> Demo:
+        demo = self.sandbox.demo
+        assert demo is not None, "the stage's sandbox is seeded"
+        return demo
+
+    def settings(self) -> Settings:
+        demo = self.demo
+        return Settings(
+            _env_file=None,
+            slack_bot_token=self.emu.bot_token,
+            slack_signing_secret=SIGNING_SECRET,
+            slack_api_url=self.emu.api_url,
+            content_api_url=self.sandbox_url,
+            content_client_id=demo.client_id,
+            content_client_secret=demo.client_secret,
+            suggestbot_secret_keys=self.secret_keys,
+            suggestbot_data_dir=self.data_dir,
+        )
+
+    def start_app(self) -> Runtime:
+        """Start (or start again) the app on the same port, from the same store."""
+        runtime = Runtime(
+            self.settings(), poll_scale=self.poll_scale, crash_point=self.crash_point
+        ).start()
+        server = BackgroundServer(
+            build_http_app(runtime.app, health=runtime.health), port=self._app_port, name="app"
+        ).start()
+        self._app_port = server.port
+        self.runtime, self._app_server = runtime, server
+        if self.driver is None:
+            self.driver = SlackDriver(
+                self.emu, app_url=server.url + EVENTS_PATH, signing_secret=SIGNING_SECRET
+            )
+        return runtime
+
+    def stop_app(self, *, graceful: bool = True) -> None:
+        """Stop the app; ``graceful=False`` drops timers and queued work as a killed process would
+        (the store keeps only what was committed)."""
+        if self._app_server is not None:
+            self._app_server.stop()
+            self._app_server = None
+        if self.runtime is not None:
+            if graceful:
+                self.runtime.stop()
+            else:
+                self.runtime.abandon()
+            self.runtime = None
+
+    def restart_app(self, *, graceful: bool = True) -> Runtime:
+        self.stop_app(graceful=graceful)
+        return self.start_app()
+
+    def stop(self) -> None:
+        if self.driver is not None:
+            self.driver.close()
+            self.driver = None
+        self.stop_app()
+        self.emu.stop()
+        if self._sandbox_server is not None:
+            self._sandbox_server.stop()
+            self._sandbox_server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ acting as people
+
+    @property
+    def slack(self) -> SlackDriver:
+        assert self.driver is not None
+        return self.driver
+
+    def user_token(self) -> str:
+        """A fresh personal token of the demo tenant (what a user would paste)."""
+        _, token = self.sandbox.create_user_token(self.demo.tenant_id)
+        return token
+
+    def connect(self, user_id: str, token: str | None = None) -> None:
+        """``/suggest connect``, paste a token, submit, and wait for the app to say it worked."""
+        self.slack.slash_command(user_id, self.channel, "connect")
+        wait_for(lambda: self.emu.current_view(user_id) is not None, what="the connect modal")
+        view = self.emu.current_view(user_id) or {}
+        label = next(b["label"]["text"] for b in view["blocks"] if b["type"] == "input")
+        before = len(self.emu.ephemerals(user_id))
+        self.slack.submit_view(user_id, {label: token or self.user_token()})
+        wait_for(
+            lambda: (
+                len(self.emu.ephemerals(user_id)) > before
+                and any(
+                    word in self.emu.ephemeral_transcript(user_id)
+                    for word in ("account is connected", "Konto ist verknüpft")
+                )
+            ),
+            what="the account to be connected",
+            detail=lambda: self.emu.ephemeral_transcript(user_id),
+        )
+
+    def brief(
+        self,
+        user_id: str,
+        text: str,
+        *,
+        variants: int = 1,
+        channel: str | None = None,
+        segment: str | None = None,
+        use_case: str | None = None,
+    ) -> Any:
+        """``/suggest brief`` through the modal; returns the app's answer to the submission."""
+        self.slack.slash_command(user_id, channel or self.channel, "brief")
+        wait_for(
+            lambda: (
+                (self.emu.current_view(user_id) or {}).get("callback_id") == "brief"
+                and (self.emu.current_view(user_id) or {}).get("submit") is not None
+            ),
+            what="the brief modal",
+        )
+        demo = self.demo.primary
+        lang = LANGS.get(user_id, "en")
+        values: dict[str, Any] = {
+            t("brief.segment", lang): segment or next(iter(demo.segments)),
+            t("brief.use_case", lang): use_case or next(iter(demo.use_cases)),
+            t("brief.text", lang): text,
+            t("brief.variants", lang): str(variants),
+        }
+        return self.slack.submit_view(user_id, values)
+
+
+def wait_for(
+    condition: Callable[[], Any],
+    *,
+    timeout: float = 30.0,
+    what: str = "it",
+    detail: Callable[[], str] | None = None,
+) -> Any:
+    """Poll ``condition`` until it is truthy (the app acks first and works after).
+
+    ``detail`` says what was seen instead, for the error when time runs out.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            seen = f"; saw:\n{detail()}" if detail else ""
+            raise TimeoutError(f"waited {timeout:.0f} s for {what}{seen}")
+        time.sleep(0.02)

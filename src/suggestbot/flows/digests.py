@@ -1,0 +1,330 @@
+"""Digest subscriptions: create, find, pause, resume, remove, preview, and pause on a dead channel.
+
+The records live in the store table ``digests`` (:class:`~suggestbot.store.records.Digest`,
+also listed on App Home); the minute job that posts them is :mod:`suggestbot.jobs.digest_wave`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+from typing import Any
+
+from suggestbot.contentapi import ContentApiError, SuggestionSet
+from suggestbot.flows import home, interactions, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digest_schedule import Schedule, from_epoch, next_fire
+from suggestbot.flows.inspiration import (
+    Asker,
+    Pair,
+    image_url,
+    read_newest,
+    variant_of,
+)
+from suggestbot.store.records import Digest
+from suggestbot.ui.blocks.digests import build_digest_list, slack_date, weekday_names
+from suggestbot.ui.blocks.inspiration import (
+    Labels,
+    build_digest_line,
+    build_digest_message,
+)
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
+
+log = logging.getLogger(__name__)
+
+# Slack errors whose reason has its own sentence (others are named by their code).
+_REASONS = frozenset({"not_in_channel", "is_archived", "channel_not_found", "restricted_action"})
+
+
+def schedule_of(digest: Digest) -> Schedule:
+    return Schedule.of(time=digest.time, tz=digest.tz, weekdays=digest.weekdays)
+
+
+def pair_of(digest: Digest) -> Pair:
+    return Pair(digest.segment_id, digest.segment_name, digest.use_case_id, digest.use_case_name)
+
+
+def create(
+    deps: Deps,
+    *,
+    team_id: str,
+    channel_id: str,
+    user_id: str,
+    pair: Pair,
+    time: str,
+    tz: str,
+    weekdays: Collection[int],
+    quiet_when_unchanged: bool,
+    lang: str,
+) -> Digest:
+    """A new active digest; a time already past today first fires on the next chosen day."""
+    now = deps.clock()
+    # Carried out again after a crash, a submission finds the digest it already created.
+    wanted: str | None = interactions.derived_id("digest")[:8] if interactions.current() else None
+    while True:
+        ids = {"id": wanted} if wanted else {}
+        digest = Digest(
+            **ids,
+            team_id=team_id,
+            channel_id=channel_id,
+            created_by=user_id,
+            segment_id=pair.segment_id,
+            use_case_id=pair.use_case_id,
+            segment_name=pair.segment_name,
+            use_case_name=pair.use_case_name,
+            time=time,
+            tz=tz,
+            weekdays=sorted(set(weekdays)),
+            quiet_when_unchanged=quiet_when_unchanged,
+            lang=lang,
+            created_at=now,
+            active_since=now,
+        )
+        if deps.records.digests.put_if_absent(digest.id, digest):
+            log.info("digest %s created for channel %s", digest.id, channel_id)
+            home.refresh(deps, team_id=team_id, user_id=user_id)
+            return digest
+        if wanted is not None:
+            earlier = deps.records.digests.get(wanted)
+            if earlier is not None and (earlier.created_by, earlier.channel_id) == (
+                user_id,
+                channel_id,
+            ):
+                return earlier
+            wanted = None  # another digest holds that id: a fresh one, as always
+
+
+def visible(deps: Deps, *, team_id: str, channel_id: str, user_id: str) -> list[Digest]:
+    """The channel's digests, then the user's own in other channels."""
+    mine = [d for d in deps.records.digests.values() if d.team_id == team_id]
+    here = [d for d in mine if d.channel_id == channel_id]
+    elsewhere = [d for d in mine if d.channel_id != channel_id and d.created_by == user_id]
+    return sorted(here, key=lambda d: d.created_at) + sorted(elsewhere, key=lambda d: d.created_at)
+
+
+def find(deps: Deps, asker: Asker, ref: str) -> Digest | None:
+    """The digest ``ref`` names (its id or the start of it); without ``ref``, the channel's only
+    digest. None when there is no such digest or the choice is not unique."""
+    ref = ref.strip().lower()
+    if ref:
+        matches = [
+            d
+            for d in deps.records.digests.values()
+            if d.team_id == asker.team_id and d.id.startswith(ref)
+        ]
+    else:
+        matches = [
+            d
+            for d in deps.records.digests.values()
+            if d.team_id == asker.team_id and d.channel_id == asker.channel_id
+        ]
+    return matches[0] if len(matches) == 1 else None
+
+
+def tell(deps: Deps, asker: Asker, message: Message) -> None:
+    slackio.notify(
+        deps,
+        user_id=asker.user_id,
+        channel_id=asker.channel_id,
+        message=message,
+        response_url=asker.response_url,
+    )
+
+
+def say(deps: Deps, asker: Asker, key: str, **values: Any) -> None:
+    lang = deps.lang_of(asker.user_id)
+    tell(deps, asker, build_notice(lang=lang, text=t(key, lang, **values)))
+
+
+def list_for(deps: Deps, asker: Asker) -> None:
+    lang = deps.lang_of(asker.user_id)
+    digests = visible(
+        deps, team_id=asker.team_id, channel_id=asker.channel_id, user_id=asker.user_id
+    )
+    title = t("digest.list_title", lang, channel=asker.channel_id)
+    now = from_epoch(deps.clock())
+    tell(deps, asker, build_digest_list(lang=lang, digests=digests, now=now, title=title))
+
+
+def describe_added(digest: Digest, *, lang: str, now: float) -> str:
+    upcoming = next_fire(schedule_of(digest), after=from_epoch(now))
+    when = slack_date(upcoming.timestamp()) if upcoming else "—"
+    return t(
+        "digest.added",
+        lang,
+        id=digest.id,
+        segment=escape_mrkdwn(digest.segment_name),
+        use_case=escape_mrkdwn(digest.use_case_name),
+        time=digest.time,
+        tz=digest.tz,
+        days=weekday_names(digest.weekdays, lang),
+        channel=digest.channel_id,
+        next=when,
+    )
+
+
+def _of_askers_team(deps: Deps, asker: Asker, digest_id: str) -> Digest | None:
+    """The digest, if it belongs to the asker's workspace (ids travel in button values; one
+    install serves many workspaces, and none may touch another's digests)."""
+    digest = deps.records.digests.get(digest_id)
+    return digest if digest is not None and digest.team_id == asker.team_id else None
+
+
+def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> None:
+    """Pause or resume by hand. Resuming never posts a time already past today."""
+    now = deps.clock()
+    if _of_askers_team(deps, asker, digest_id) is None:
+        say(deps, asker, "digest.not_found", ref=digest_id)
+        return
+
+    def change(d: Digest) -> Digest:
+        if paused:
+            return d.model_copy(update={"paused": True, "paused_reason": None})
+        return d.model_copy(update={"paused": False, "paused_reason": None, "active_since": now})
+
+    updated = deps.records.digests.update(digest_id, change)
+    if updated is None:
+        say(deps, asker, "digest.not_found", ref=digest_id)
+        return
+    key = "digest.paused" if paused else "digest.resumed"
+    say(deps, asker, key, id=updated.id, channel=updated.channel_id)
+    home.refresh(deps, team_id=updated.team_id, user_id=updated.created_by)
+
+
+def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
+    digest = _of_askers_team(deps, asker, digest_id)
+    if digest is None or not deps.records.digests.delete(digest_id):
+        say(deps, asker, "digest.not_found", ref=digest_id)
+        return
+    log.info("digest %s removed by %s", digest_id, asker.user_id)
+    say(
+        deps,
+        asker,
+        "digest.removed",
+        id=digest.id,
+        segment=escape_mrkdwn(digest.segment_name),
+        use_case=escape_mrkdwn(digest.use_case_name),
+        channel=digest.channel_id,
+    )
+    home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
+
+
+def render(
+    digest: Digest,
+    found: SuggestionSet | None,
+    *,
+    urls: dict[str, str],
+    late_note: str | None,
+    always_show: bool = False,
+) -> Message | None:
+    """What the digest posts: the set (when new, or ``always_show``), else its short line, or
+    nothing when the digest is quiet about that."""
+    lang = digest.lang
+    labels = Labels(segment=digest.segment_name, use_case=digest.use_case_name)
+    if found is None:
+        if digest.quiet_when_unchanged and not always_show:
+            return None
+        text = t(
+            "digest.nothing_yet",
+            lang,
+            segment=escape_mrkdwn(labels.segment),
+            use_case=escape_mrkdwn(labels.use_case),
+        )
+        return build_digest_line(text=text, late_note=late_note)
+    unchanged = found.version is not None and found.version == digest.last_version
+    if unchanged and not always_show:
+        if digest.quiet_when_unchanged:
+            return None
+        text = t(
+            "digest.unchanged",
+            lang,
+            segment=escape_mrkdwn(labels.segment),
+            use_case=escape_mrkdwn(labels.use_case),
+            version=found.version,
+        )
+        return build_digest_line(text=text, late_note=late_note)
+    total = len(found.suggestions)
+    variants = [
+        variant_of(s, total=total, url=urls.get(str(s.asset.ref)) if s.asset else None)
+        for s in found.suggestions
+    ]
+    return build_digest_message(
+        lang=lang, labels=labels, version=found.version, variants=variants, late_note=late_note
+    )
+
+
+def preview(deps: Deps, asker: Asker, digest_id: str) -> None:
+    """Show the digest as it would be posted now, to the asker only; changes nothing."""
+    digest = _of_askers_team(deps, asker, digest_id)
+    if digest is None:
+        say(deps, asker, "digest.not_found", ref=digest_id)
+        return
+    try:
+        found = read_newest(deps, pair_of(digest), asset_urls=True)
+    except ContentApiError as exc:
+        log.warning("reading ready-made content for a preview failed (%s)", exc)
+        say(deps, asker, "inspire.unavailable")
+        return
+    urls = {}
+    for suggestion in found.suggestions if found else []:
+        url = image_url(suggestion)
+        if suggestion.asset is not None and url:
+            urls[str(suggestion.asset.ref)] = url
+    message = render(digest, found, urls=urls, late_note=None, always_show=True)
+    assert message is not None
+    tell(deps, asker, message)
+
+
+def reason_text(error: str, lang: str) -> str:
+    if error in _REASONS:
+        return t(f"digest.reason.{error}", lang)
+    return t("digest.reason.other", lang)
+
+
+def pause_unreachable(deps: Deps, digest_id: str, error: str) -> bool:
+    """The channel no longer takes the bot's posts: pause the digest and tell its creator by
+    DM (once, on the change). Returns whether this call paused it."""
+    now = deps.clock()
+    changed = [False]
+
+    def change(d: Digest) -> Digest:
+        update: dict[str, Any] = {"last_error": error, "last_error_at": now}
+        if not d.paused:
+            changed[0] = True
+            update.update({"paused": True, "paused_reason": error})
+        return d.model_copy(update=update)
+
+    digest = deps.records.digests.update(digest_id, change)
+    if digest is None or not changed[0]:
+        return False
+    home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
+    log.warning("digest %s paused: channel %s answered %s", digest.id, digest.channel_id, error)
+    lang = deps.lang_of(digest.created_by)
+    text = t(
+        "digest.paused_dm",
+        lang,
+        id=digest.id,
+        segment=escape_mrkdwn(digest.segment_name),
+        use_case=escape_mrkdwn(digest.use_case_name),
+        channel=digest.channel_id,
+        reason=reason_text(error, lang),
+    )
+    try:
+        slackio.post(
+            deps,
+            channel=slackio.open_dm(deps, digest.created_by),
+            message=build_notice(lang=lang, text=text),
+        )
+    except Exception:
+        log.exception("could not tell %s that digest %s paused", digest.created_by, digest.id)
+    return True
+
+
+def record_error(deps: Deps, digest_id: str, error: str) -> None:
+    now = deps.clock()
+    deps.records.digests.update(
+        digest_id, lambda d: d.model_copy(update={"last_error": error, "last_error_at": now})
+    )

@@ -1,0 +1,638 @@
+"""Refinements: from a reply in a Slack thread (or the Refine… modal) to a ``refinement`` run.
+
+A refinement is a :class:`~suggestbot.store.records.Request` of kind ``refinement``
+and goes through the same lifecycle as a brief (``brief.start``'s steps: record, post, submit,
+watch), created with the ACTING user's own token. Its "root message" is a status reply in the
+Slack thread; when the run succeeds, :mod:`.turns` turns that reply into "Turn n".
+
+The parent is always the current head of the lineage bound to the Slack thread (threads do not
+branch). With several variants and none chosen yet, ``N:`` picks one; otherwise the user is
+asked, and what they typed is kept (:class:`PendingInstruction`) until they answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from datetime import timedelta
+from typing import Any
+
+from pydantic import BaseModel, Field
+from slack_sdk.errors import SlackApiError
+
+from suggestbot.contentapi import ContentApiError, EmailPayload, NotFound, is_invalid_text
+from suggestbot.flows import brief, failures, interactions, linking, slackio, threads
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
+from suggestbot.store.records import Failure, HeldInput, Request, Table, user_key
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Button, Message
+from suggestbot.ui.blocks.turns import (
+    Choice,
+    build_choice_prompt,
+    build_other_lineage_notice,
+    build_refinement_status,
+    is_long,
+)
+from suggestbot.ui.messages import t
+from suggestbot.ui.replies import ThreadReply, parse_variant_choice
+
+log = logging.getLogger(__name__)
+
+PENDING_TABLE = "pending_instructions"
+IMAGE_REGENERATE = "regenerate"
+# Slack answers these when an ephemeral cannot reach the user in that conversation.
+_EPHEMERAL_UNREACHABLE = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
+
+
+# How long a reply waiting for its variant to be chosen is kept (jobs/retention.py).
+KEEP_PENDING = timedelta(days=7)
+
+
+class PendingInstruction(BaseModel):
+    """An instruction typed in a thread whose variant is still to be chosen (or confirmed)."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
+    team_id: str
+    user_id: str
+    channel: str
+    thread_ts: str
+    text: str
+    regenerate_image: bool = False
+    created_at: float = Field(default_factory=time.time)
+
+
+def pending(deps: Deps) -> Table[PendingInstruction]:
+    return Table(deps.records.store, PENDING_TABLE, PendingInstruction)
+
+
+def refinement_body(*, parent_id: str, instruction: str, regenerate_image: bool) -> dict[str, Any]:
+    """The ``refinement`` request exactly as it goes on the wire.
+
+    ``image`` is sent only to regenerate an image, and the caller passes ``regenerate_image``
+    only for content that has one: the service refuses the field (even ``reuse``) on text-only
+    content (``image_not_applicable``), and ``reuse`` is its default anyway.
+    """
+    body: dict[str, Any] = {
+        "type": "refinement",
+        "parent_suggestion_id": parent_id,
+        "instruction": instruction,
+    }
+    if regenerate_image:
+        body["image"] = IMAGE_REGENERATE
+    return body
+
+
+# ---------------------------------------------------------------- talking in the thread
+
+
+def tell(deps: Deps, *, user_id: str, channel: str, thread_ts: str, message: Message) -> None:
+    """Show ``message`` to one user inside the thread; a direct message where that fails."""
+    try:
+        deps.slack.chat_postEphemeral(
+            channel=channel,
+            user=user_id,
+            thread_ts=thread_ts,
+            text=message.text,
+            blocks=message.blocks,
+        )
+        return
+    except SlackApiError as exc:
+        if slackio.slack_error(exc) not in _EPHEMERAL_UNREACHABLE:
+            raise
+    slackio.post(deps, channel=slackio.open_dm(deps, user_id), message=message)
+
+
+def _say(
+    deps: Deps, *, user_id: str, channel: str, thread_ts: str, key: str, **values: Any
+) -> None:
+    lang = deps.lang_of(user_id)
+    notice = build_notice(lang=lang, text=t(key, lang, **values))
+    tell(deps, user_id=user_id, channel=channel, thread_ts=thread_ts, message=notice)
+
+
+def respond(response_url: str | None, message: Message, *, replace: bool = True) -> bool:
+    """Answer through an interaction's ``response_url`` (replacing the message pressed)."""
+    if not response_url:
+        return False
+    return slackio.answer_via(response_url, message, replace_original=replace)
+
+
+# ---------------------------------------------------------------- a reply arrives
+
+
+def on_reply(deps: Deps, reply: ThreadReply) -> None:
+    """A person replied in a thread: refine, ask which variant, or ask them to connect first.
+
+    Replies in threads the app did not start are ignored without a word.
+    """
+    try:
+        binding = threads.binding_of(deps, channel=reply.channel, thread_ts=reply.thread_ts)
+    except threads.NotReady:
+        _say(
+            deps,
+            user_id=reply.user_id,
+            channel=reply.channel,
+            thread_ts=reply.thread_ts,
+            key="refine.not_ready",
+        )
+        return
+    if binding is None:
+        return
+    if reply.with_files or is_invalid_text(reply.text):
+        key = _unusable_part(reply)
+        _say(deps, user_id=reply.user_id, channel=reply.channel, thread_ts=reply.thread_ts, key=key)
+        if key != "refine.files_not_used":
+            return
+    team_id = reply.team_id or binding.team_id
+    if not linking.is_linked(deps, team_id=team_id, user_id=reply.user_id):
+        _hold(deps, binding, team_id=team_id, user_id=reply.user_id, text=reply.text)
+        return
+    route(deps, binding, team_id=team_id, user_id=reply.user_id, text=reply.text)
+
+
+def _unusable_part(reply: ThreadReply) -> str:
+    """What to tell the author of a reply the service cannot take as it is (see ``on_reply``).
+
+    Text that is not valid text is refused whole; files are left out and the text refines;
+    files without text leave nothing to refine.
+    """
+    if is_invalid_text(reply.text):
+        return "refine.invalid_encoding"
+    if not reply.text.strip():
+        return "refine.files_without_text"
+    return "refine.files_not_used"
+
+
+def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, text: str) -> None:
+    held = HeldInput(
+        id=interactions.derived_id("held"),  # a replay after a crash keeps it once
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=binding.channel,
+        text=text,
+        thread_ts=binding.thread_ts,
+    )
+    deps.records.held.put(held.id, held)
+    lang = deps.lang_of(user_id)
+    prompt = build_notice(
+        lang=lang,
+        text=t("refine.connect_needed", lang),
+        buttons=[
+            Button("connect.button", ids.ACTION_CONNECT, f"held:{held.id}", "primary"),
+            Button("button.resend", ids.ACTION_RESEND, held.id),
+        ],
+    )
+    tell(
+        deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=prompt
+    )
+
+
+def resend_held(deps: Deps, held: HeldInput, *, team_id: str, acting_user: str) -> None:
+    """The one-click resend of a reply kept while its author was not connected."""
+    if held.user_id != acting_user or not held.thread_ts:
+        return
+    try:
+        binding = threads.binding_of(deps, channel=held.channel_id, thread_ts=held.thread_ts)
+    except threads.NotReady:
+        binding = None
+    if binding is None:
+        return
+    deps.records.held.delete(held.id)
+    route(deps, binding, team_id=team_id, user_id=acting_user, text=held.text)
+
+
+def route(
+    deps: Deps,
+    binding: ThreadBinding,
+    *,
+    team_id: str,
+    user_id: str,
+    text: str,
+    regenerate_image: bool = False,
+) -> Request | None:
+    """Decide what a typed instruction refines, then start it (or ask first)."""
+    number, instruction = parse_variant_choice(text, count=len(binding.suggestions))
+    if binding.head_suggestion_id is None:
+        if number is None:
+            _ask_which(deps, binding, team_id=team_id, user_id=user_id, text=instruction)
+            return None
+        binding = threads.choose(deps, binding, number)
+        if binding.chosen_variant != number:
+            _other_lineage(deps, binding, team_id=team_id, user_id=user_id, text=instruction)
+            return None
+    elif number is not None and len(binding.suggestions) > 1 and number != binding.chosen_variant:
+        _other_lineage(deps, binding, team_id=team_id, user_id=user_id, text=instruction)
+        return None
+    if not instruction:
+        _say(
+            deps,
+            user_id=user_id,
+            channel=binding.channel,
+            thread_ts=binding.thread_ts,
+            key="refine.empty",
+        )
+        return None
+    return start(
+        deps,
+        binding,
+        team_id=team_id,
+        user_id=user_id,
+        instruction=instruction,
+        regenerate_image=regenerate_image,
+    )
+
+
+def _keep(
+    deps: Deps,
+    binding: ThreadBinding,
+    *,
+    team_id: str,
+    user_id: str,
+    text: str,
+    regenerate_image: bool = False,
+) -> PendingInstruction:
+    kept = PendingInstruction(
+        id=interactions.derived_id("pending"),  # a replay after a crash keeps it once
+        team_id=team_id,
+        user_id=user_id,
+        channel=binding.channel,
+        thread_ts=binding.thread_ts,
+        text=text,
+        regenerate_image=regenerate_image,
+    )
+    pending(deps).put(kept.id, kept)
+    return kept
+
+
+def _variant_label(deps: Deps, offered: BoundSuggestion, lang: str) -> str:
+    """What tells the variants apart in the question: an email's subject, a post's opening."""
+    kind = t(f"variant.kind.{offered.kind}", lang)
+    try:
+        payload = deps.content.get_suggestion(id=offered.suggestion_id).payload
+    except ContentApiError:
+        return kind
+    text = payload.subject if isinstance(payload, EmailPayload) else payload.body
+    return f"{kind}: {' '.join(text.split())}"
+
+
+def _ask_which(
+    deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, text: str
+) -> None:
+    kept = _keep(deps, binding, team_id=team_id, user_id=user_id, text=text)
+    lang = deps.lang_of(user_id)
+    choices = [
+        Choice(number=s.variant_no, label=_variant_label(deps, s, lang))
+        for s in binding.suggestions
+    ]
+    prompt = build_choice_prompt(lang=lang, instruction=text, choices=choices, pending_id=kept.id)
+    tell(
+        deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=prompt
+    )
+
+
+def _other_lineage(
+    deps: Deps,
+    binding: ThreadBinding,
+    *,
+    team_id: str,
+    user_id: str,
+    text: str,
+    regenerate_image: bool = False,
+) -> None:
+    kept = _keep(
+        deps,
+        binding,
+        team_id=team_id,
+        user_id=user_id,
+        text=text,
+        regenerate_image=regenerate_image,
+    )
+    lang = deps.lang_of(user_id)
+    notice = build_other_lineage_notice(
+        lang=lang, chosen=binding.chosen_variant or 1, instruction=text, pending_id=kept.id
+    )
+    tell(
+        deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=notice
+    )
+
+
+def on_choice(deps: Deps, *, value: str, user_id: str, response_url: str | None) -> None:
+    """A button of the "which variant?" question (``N``; 0 = the lineage's newest turn)."""
+    pending_id, _, number_text = value.rpartition(":")
+    kept = pending(deps).get(pending_id)
+    if kept is None:
+        lang = deps.lang_of(user_id)
+        text = t("choose.gone", lang, days=KEEP_PENDING.days)
+        respond(response_url, build_notice(lang=lang, text=text))
+        return
+    if kept.user_id != user_id or not number_text.isdigit():
+        return
+    binding = threads.get(deps, channel=kept.channel, thread_ts=kept.thread_ts)
+    if binding is None:
+        return
+    number = int(number_text)
+    lang = deps.lang_of(user_id)
+    if number > 0:
+        binding = threads.choose(deps, binding, number)
+        if binding.chosen_variant != number:
+            notice = build_other_lineage_notice(
+                lang=lang,
+                chosen=binding.chosen_variant or 1,
+                instruction=kept.text,
+                pending_id=kept.id,
+            )
+            respond(response_url, notice)
+            return
+    if not pending(deps).delete(kept.id):
+        return  # pressed twice: the first press sent it
+    chosen = binding.chosen_variant or number
+    respond(
+        response_url,
+        build_notice(lang=lang, text=t("choose.taken", lang, n=chosen)),
+    )
+    start(
+        deps,
+        binding,
+        team_id=kept.team_id,
+        user_id=user_id,
+        instruction=kept.text,
+        regenerate_image=kept.regenerate_image,
+    )
+
+
+# ---------------------------------------------------------------- starting a refinement
+
+
+def _can_see(deps: Deps, *, team_id: str, user_id: str, suggestion_id: str) -> bool:
+    """Whether the user's own account can read the suggestion (the service answers 404 to
+    a parent the user may not see). Only a definite 404 counts; anything else is left to the
+    run creation to report."""
+    user = deps.records.users.get(user_key(team_id, user_id))
+    if user is None or user.state != "linked":
+        return True
+    try:
+        deps.content.as_user(deps.vault.decrypt(user.token_enc)).get_suggestion(id=suggestion_id)
+    except NotFound:
+        return False
+    except ContentApiError:
+        return True
+    return True
+
+
+def start(
+    deps: Deps,
+    binding: ThreadBinding,
+    *,
+    team_id: str,
+    user_id: str,
+    instruction: str,
+    regenerate_image: bool = False,
+    parent_id: str | None = None,
+    parent_has_image: bool | None = None,
+) -> Request | None:
+    """Refine the lineage's head (or ``parent_id``) as ``user_id``, with their own token.
+
+    Returns the request, or None when the user cannot see the parent (they are told why).
+    """
+    parent = parent_id or binding.head_suggestion_id
+    if parent is None:
+        raise ValueError("no variant of this thread is chosen yet")
+    has_image = binding.head_has_image if parent_has_image is None else parent_has_image
+    if not _can_see(deps, team_id=team_id, user_id=user_id, suggestion_id=parent):
+        log.info("user %s cannot see the head of thread %s", user_id, binding.key)
+        _say(
+            deps,
+            user_id=user_id,
+            channel=binding.channel,
+            thread_ts=binding.thread_ts,
+            key="refine.not_visible",
+        )
+        return None
+    req = Request(
+        # The same id each time one recorded interaction is carried out (see interactions).
+        id=interactions.derived_id("refinement"),
+        kind="refinement",
+        team_id=team_id,
+        user_id=user_id,
+        lang=deps.lang_of(user_id),
+        channel_id=binding.channel,
+        thread_ts=binding.thread_ts,
+        body=refinement_body(
+            parent_id=parent,
+            instruction=instruction,
+            regenerate_image=regenerate_image and has_image,
+        ),
+        labels={"thread": binding.key},
+    )
+    if not deps.records.requests.put_if_absent(req.id, req):
+        # Carried out again after a crash: the first attempt recorded it, and the request's
+        # own recovery (started with the app) posts and sends it; doing it here too would race.
+        return deps.records.requests.get(req.id)
+    brief.post_root(deps, req.id)
+    if is_long(instruction):
+        # Sent whole (the contract sets no limit); the thread quotes its beginning.
+        _say(
+            deps,
+            user_id=user_id,
+            channel=binding.channel,
+            thread_ts=binding.thread_ts,
+            key="refine.long_reply",
+            count=len(instruction),
+        )
+    brief.submit(deps, req.id, root_says_sending=True)
+    return deps.records.requests.get(req.id) or req
+
+
+# ---------------------------------------------------------------- its status reply
+
+
+def _status_line(req: Request) -> str:
+    lang, user = req.lang, req.user_id
+    if req.state in ("new", "sending"):
+        return t("turn.sending", lang, user=user)
+    if req.state == "delayed":
+        when = int(req.send_after or time.time())
+        fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
+        return t("turn.delayed", lang, user=user, when=f"<!date^{when}^{{time_secs}}|{fallback}>")
+    if req.state == "waiting_user":
+        return t("turn.waiting_for_user", lang, user=user)
+    if req.state in ("submitted", "posting"):
+        if req.run_status == "running" or req.state == "posting":
+            return t("turn.running", lang, user=user, attempt=max(req.attempt, 1))
+        if req.attempt > 0:
+            return t("turn.requeued", lang, user=user, attempt=req.attempt)
+        return t("turn.queued", lang, user=user)
+    if req.state == "done":
+        return t("turn.done", lang, user=user)
+    failure = req.failure or Failure(code=failures.INTERNAL)
+    if failure.code == failures.NOT_FOUND:
+        reason = t("refine.not_visible_reason", lang)
+    else:
+        reason = failures.reason(failure.code, lang, detail=failure.detail, is_brief=False)
+    return t("turn.failed", lang, user=user, reason=reason)
+
+
+def status_message(req: Request) -> Message:
+    """The refinement's reply in the thread until its result replaces it."""
+    buttons: list[Button] = []
+    if req.state == "failed" and req.failure:
+        buttons = list(failures.buttons(req.failure.code, request_id=req.id, is_brief=False))
+    failed = req.failure if req.state == "failed" else None
+    return build_refinement_status(
+        lang=req.lang,
+        status=_status_line(req),
+        instruction=str(req.body.get("instruction") or ""),
+        buttons=buttons,
+        fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
+        request_id=req.id,
+    )
+
+
+# ---------------------------------------------------------------- after a failure
+
+
+def _again(
+    deps: Deps,
+    req: Request,
+    binding: ThreadBinding,
+    *,
+    team_id: str,
+    acting_user: str,
+    body: dict[str, Any],
+    parent_has_image: bool,
+) -> None:
+    """Send ``body`` again: in place for the author, as a new refinement for anyone else
+    (runs are created with the acting user's own token)."""
+    if acting_user == req.user_id:
+        brief.resend_edited(deps, req.id, acting_user=acting_user, body=body, labels=req.labels)
+        return
+    start(
+        deps,
+        binding,
+        team_id=team_id,
+        user_id=acting_user,
+        instruction=str(body["instruction"]),
+        regenerate_image=body.get("image") == IMAGE_REGENERATE,
+        parent_id=str(body["parent_suggestion_id"]),
+        parent_has_image=parent_has_image,
+    )
+
+
+def _refinement_and_binding(deps: Deps, request_id: str) -> tuple[Request, ThreadBinding] | None:
+    req = deps.records.requests.get(request_id)
+    if req is None or req.kind != "refinement" or not req.thread_ts:
+        return None
+    binding = threads.get(deps, channel=req.channel_id, thread_ts=req.thread_ts)
+    return (req, binding) if binding is not None else None
+
+
+def refine_head(deps: Deps, *, request_id: str, team_id: str, acting_user: str) -> None:
+    """After ``invalid_parent``: read the service thread again and refine its current head with
+    the same instruction (contract §7: threads do not branch)."""
+    found = _refinement_and_binding(deps, request_id)
+    if found is None:
+        return
+    req, binding = found
+    parent = str(req.body.get("parent_suggestion_id") or "")
+    thread = threads.find_service_thread(deps, binding, containing=parent)
+    if thread is not None:
+        head = deps.content.get_suggestion(id=thread.head_suggestion_id)
+        binding = threads.set_head(deps, binding, thread=thread, head=head)
+        threads.refresh_root(deps, binding)
+    head_id = binding.head_suggestion_id or parent
+    body = refinement_body(
+        parent_id=head_id,
+        instruction=str(req.body.get("instruction") or ""),
+        regenerate_image=req.body.get("image") == IMAGE_REGENERATE and binding.head_has_image,
+    )
+    _again(
+        deps,
+        req,
+        binding,
+        team_id=team_id,
+        acting_user=acting_user,
+        body=body,
+        parent_has_image=binding.head_has_image,
+    )
+
+
+def resend_without_image(deps: Deps, *, request_id: str, team_id: str, acting_user: str) -> None:
+    """After ``image_not_applicable``: the same refinement without the ``image`` field."""
+    found = _refinement_and_binding(deps, request_id)
+    if found is None:
+        return
+    req, binding = found
+    body = {k: v for k, v in req.body.items() if k != "image"}
+    _again(
+        deps,
+        req,
+        binding,
+        team_id=team_id,
+        acting_user=acting_user,
+        body=body,
+        parent_has_image=False,
+    )
+
+
+# ---------------------------------------------------------------- the Refine… modal
+
+
+def refine_target(
+    binding: ThreadBinding, *, pressed_suggestion: str
+) -> tuple[int, str, bool, bool]:
+    """What the Refine… button of a message refines: ``(variant, kind, has_image, is_head)``.
+
+    Before a choice, the pressed variant; after it, always the lineage's newest turn (the
+    button of an older turn says so in the modal).
+    """
+    if binding.head_suggestion_id is None:
+        pressed = binding.suggestion(pressed_suggestion) or binding.suggestions[0]
+        return pressed.variant_no, pressed.kind, pressed.has_image, True
+    return (
+        0,
+        binding.head_kind or "email",
+        binding.head_has_image,
+        pressed_suggestion == binding.head_suggestion_id,
+    )
+
+
+def submit_modal(
+    deps: Deps,
+    *,
+    team_id: str,
+    user_id: str,
+    channel: str,
+    thread_ts: str,
+    variant: int,
+    instruction: str,
+    regenerate_image: bool,
+) -> None:
+    """The Refine… modal was submitted: refine the chosen variant or the lineage's head."""
+    binding = threads.get(deps, channel=channel, thread_ts=thread_ts)
+    if binding is None:
+        return
+    if binding.head_suggestion_id is None and variant > 0:
+        binding = threads.choose(deps, binding, variant)
+        if binding.chosen_variant != variant:
+            _other_lineage(
+                deps,
+                binding,
+                team_id=team_id,
+                user_id=user_id,
+                text=instruction,
+                regenerate_image=regenerate_image,
+            )
+            return
+    if binding.head_suggestion_id is None:
+        return
+    start(
+        deps,
+        binding,
+        team_id=team_id,
+        user_id=user_id,
+        instruction=instruction,
+        regenerate_image=regenerate_image,
+    )

@@ -1,0 +1,186 @@
+"""Posting a succeeded run's variants into the root's thread, exactly once.
+
+Before each post an intent is recorded; after it, the message ``ts``. A crash between the two
+leaves an intent without a ``ts``: the next attempt looks for the message in the thread (by its
+metadata) before posting, so a variant is never posted twice and never lost.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from slack_sdk.errors import SlackApiError
+
+from suggestbot.contentapi import (
+    ContentApiError,
+    EmailPayload,
+    GenerationRun,
+    SocialSingleImagePayload,
+    Suggestion,
+)
+from suggestbot.flows import slackio
+from suggestbot.flows.brief import root_message
+from suggestbot.flows.deps import Deps
+from suggestbot.store.records import PostedVariant, Request
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import (
+    Button,
+    Variant,
+    build_skipped_note,
+    build_variant_messages,
+)
+
+log = logging.getLogger(__name__)
+
+POSTS_TABLE = "posts"
+
+
+def asset_ref(suggestion: Suggestion) -> str | None:
+    asset = suggestion.asset
+    return None if asset is None else str(asset.ref)
+
+
+def mint_urls(deps: Deps, refs: Sequence[str]) -> dict[str, str]:
+    """Fresh signed URLs by ref, minted in one batched call right before posting.
+
+    A failure costs only the previews (the message then says how to refresh), never the post.
+    The URLs live in memory only: they are credentials.
+    """
+    if not refs:
+        return {}
+    try:
+        minted = deps.content.mint_asset_urls(refs=list(refs))
+    except ContentApiError as exc:
+        log.warning("minting %d image URLs failed (%s); posting without previews", len(refs), exc)
+        return {}
+    return {m.ref: m.reveal_url() for m in minted}
+
+
+def to_variant(
+    suggestion: Suggestion, *, total: int, urls: dict[str, str], request_id: str
+) -> Variant:
+    payload = suggestion.payload
+    buttons: list[Button] = [Button("refine.button", ids.ACTION_REFINE_OPEN, suggestion.id)]
+    subject = None
+    image_url = alt_text = None
+    if isinstance(payload, EmailPayload):
+        subject = payload.subject
+    elif isinstance(payload, SocialSingleImagePayload):
+        image_url = urls.get(payload.asset.ref)
+        alt_text = payload.asset.alt_text
+        buttons.append(
+            Button(
+                "variant.refresh",
+                ids.ACTION_REFRESH_PREVIEW,
+                f"{request_id}:{suggestion.variant_no}",
+            )
+        )
+    return Variant(
+        suggestion_id=suggestion.id,
+        number=suggestion.variant_no,
+        total=total,
+        kind=suggestion.kind.value,
+        body=payload.body,
+        subject=subject,
+        image_url=image_url,
+        alt_text=alt_text,
+        rationale=suggestion.rationale,
+        buttons=buttons,
+    )
+
+
+def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
+    """Post every variant of the run's set into the root's thread, then mark the request done."""
+    assert run.suggestion_set_id is not None
+    suggestion_set = deps.content.get_suggestion_set(id=run.suggestion_set_id)
+    suggestions = list(suggestion_set.suggestions)
+    urls = mint_urls(deps, [r for r in map(asset_ref, suggestions) if r])
+    channel, thread_ts = req.post_channel_id or req.channel_id, req.root_ts
+    posted: list[PostedVariant] = []
+    for suggestion in suggestions:
+        variant = to_variant(suggestion, total=len(suggestions), urls=urls, request_id=req.id)
+        ts = _post_once(deps, req, variant, channel=channel, thread_ts=thread_ts)
+        posted.append(
+            PostedVariant(
+                suggestion_id=suggestion.id,
+                variant_no=suggestion.variant_no,
+                kind=suggestion.kind.value,
+                ts=ts,
+                asset_ref=asset_ref(suggestion),
+            )
+        )
+    skipped = suggestion_set.skipped_count
+    if skipped and _claim(deps, f"{req.id}:skipped"):
+        note = build_skipped_note(lang=req.lang, count=skipped)
+        slackio.post(deps, channel=channel, message=note, thread_ts=thread_ts)
+    finished = {"state": "done", "variants": posted, "skipped": skipped}
+    done = req.model_copy(update=finished)
+    if done.post_channel_id and done.root_ts:
+        # Shown before it is recorded: if Slack is down or the process dies in between, the
+        # request is still "posting", so its timer polls and comes here again (nothing is
+        # posted twice). The other order could leave the root saying "generating" for good.
+        try:
+            slackio.update(
+                deps, channel=done.post_channel_id, ts=done.root_ts, message=root_message(done)
+            )
+        except SlackApiError as exc:
+            if slackio.unavailable(exc):
+                raise
+            log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
+    deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+
+
+def _claim(deps: Deps, key: str) -> bool:
+    return deps.records.store.put_if_absent(POSTS_TABLE, key, {"state": "intent"})
+
+
+def _post_once(
+    deps: Deps, req: Request, variant: Variant, *, channel: str, thread_ts: str | None
+) -> str | None:
+    key = f"{req.id}:{variant.number}"
+    if not _claim(deps, key):
+        existing = deps.records.store.get(POSTS_TABLE, key) or {}
+        if existing.get("ts"):
+            return str(existing["ts"])
+        if thread_ts:
+            found = slackio.find_posted(
+                deps,
+                channel=channel,
+                thread_ts=thread_ts,
+                matches=lambda p: (
+                    p.get("request_id") == req.id and p.get("variant_no") == variant.number
+                ),
+            )
+            if found:
+                log.info("request %s variant %d was already posted", req.id, variant.number)
+                deps.records.store.put(POSTS_TABLE, key, {"state": "posted", "ts": found})
+                return found
+    deps.crash_point("before_post_variant")
+    messages = build_variant_messages(lang=req.lang, variant=variant)
+    metadata = {"request_id": req.id, "variant_no": variant.number, "role": "variant"}
+    first_ts = slackio.post(
+        deps, channel=channel, message=messages[0], thread_ts=thread_ts, metadata=metadata
+    )
+    deps.crash_point("variant_posted_not_recorded")
+    for extra in messages[1:]:
+        slackio.post(deps, channel=channel, message=extra, thread_ts=thread_ts)
+    deps.records.store.put(POSTS_TABLE, key, {"state": "posted", "ts": first_ts})
+    return first_ts
+
+
+def refresh_preview(deps: Deps, *, request_id: str, variant_no: int, channel: str, ts: str) -> bool:
+    """Mint a fresh URL for a variant's image and show it again in its message (in place)."""
+    req = deps.records.requests.get(request_id)
+    if req is None:
+        return False
+    known = next((v for v in req.variants if v.variant_no == variant_no), None)
+    if known is None:
+        return False
+    suggestion = deps.content.get_suggestion(id=known.suggestion_id)
+    ref = asset_ref(suggestion)
+    urls = mint_urls(deps, [ref] if ref else [])
+    variant = to_variant(suggestion, total=len(req.variants), urls=urls, request_id=req.id)
+    first = build_variant_messages(lang=req.lang, variant=variant)[0]
+    slackio.update(deps, channel=channel, ts=ts, message=first)
+    return True

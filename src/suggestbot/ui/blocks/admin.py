@@ -1,0 +1,99 @@
+"""Block Kit for workspace admins: the App Home section and the service credentials modal.
+
+Pure builders (no I/O), on ``slack_sdk.models`` like the rest of the app's blocks. The modal
+never carries a secret back to Slack: it has no initial values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    DividerBlock,
+    InputBlock,
+    PlainTextInputElement,
+    SectionBlock,
+)
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject
+from slack_sdk.models.views import View
+
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.lists import slack_date
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
+
+URL_MAX = 500
+CLIENT_ID_MAX = 200
+SECRET_MAX = 500
+
+
+@dataclass(frozen=True)
+class ServiceSummary:
+    """What the Home section says about the workspace's own credentials (never the secret)."""
+
+    url: str
+    client_id: str
+    set_by: str
+    set_at: int
+
+
+def build_admin_section(*, lang: str, own: ServiceSummary | None) -> list[dict[str, Any]]:
+    """The "Workspace settings" blocks of an admin's Home."""
+    if own is None:
+        text = t("admin.service_default", lang)
+    else:
+        text = t(
+            "admin.service_own",
+            lang,
+            url=escape_mrkdwn(own.url),
+            client_id=escape_mrkdwn(own.client_id),
+            user=own.set_by,
+            when=slack_date(own.set_at),
+        )
+    blocks = [
+        DividerBlock(block_id="admin-divider"),
+        SectionBlock(block_id="admin-title", text=MarkdownTextObject(text=t("admin.title", lang))),
+        SectionBlock(block_id="admin-service", text=MarkdownTextObject(text=text)),
+        ActionsBlock(
+            block_id="admin-actions",
+            elements=[
+                ButtonElement(
+                    text=t("admin.set", lang),
+                    action_id=ids.ACTION_SERVICE_CREDENTIALS,
+                    value="service",
+                )
+            ],
+        ),
+    ]
+    return [block.to_dict() for block in blocks]
+
+
+def build_service_modal(*, lang: str) -> dict[str, Any]:
+    """The modal where an admin enters the workspace's service URL, client id and secret."""
+
+    def field(block_id: str, label_key: str, max_length: int, hint: str | None = None) -> Any:
+        return InputBlock(
+            block_id=block_id,
+            label=t(label_key, lang),
+            hint=hint,
+            element=PlainTextInputElement(action_id=block_id, max_length=max_length),
+        )
+
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_SERVICE_CREDENTIALS,
+        title=t("admin.modal_title", lang),
+        submit=t("admin.save", lang),
+        close=t("admin.cancel", lang),
+        blocks=[
+            SectionBlock(
+                block_id="intro", text=MarkdownTextObject(text=t("admin.modal_intro", lang))
+            ),
+            field(ids.INPUT_SERVICE_URL, "admin.url", URL_MAX, t("admin.url_hint", lang)),
+            field(ids.INPUT_SERVICE_CLIENT_ID, "admin.client_id", CLIENT_ID_MAX),
+            field(ids.INPUT_SERVICE_CLIENT_SECRET, "admin.client_secret", SECRET_MAX),
+        ],
+    ).to_dict()

@@ -1,0 +1,175 @@
+"""The user's recent threads and runs, one page at a time, each with a button to its history."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    HeaderBlock,
+    SectionBlock,
+)
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
+
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
+from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.messages import t
+
+EXCERPT_MAX = 140
+KNOWN_ORIGINS = frozenset({"precompute", "steered", "user_draft"})
+# Room for the header, the "empty" or paging lines and the More button.
+ITEMS_MAX = MESSAGE_BLOCKS_MAX - 4
+
+
+@dataclass(frozen=True)
+class ThreadItem:
+    id: str
+    name: str | None
+    root_origin: str
+    turn_count: int
+    updated_at: int  # epoch seconds
+    created_at: int = 0  # the listing's order (newest first)
+
+
+@dataclass(frozen=True)
+class RunItem:
+    id: str
+    type: str
+    status: str
+    created_at: int
+    text: str
+    history: bool  # a suggestion (lineage) or set to open
+
+
+def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def slack_date(epoch: int) -> str:
+    """A date Slack shows in each reader's own time zone."""
+    return f"<!date^{epoch}^{{date_short_pretty}} {{time}}|{epoch}>"
+
+
+def thread_line(item: ThreadItem, lang: str, *, number: int) -> str:
+    name = escape_mrkdwn(item.name) if item.name else t("lists.unnamed", lang)
+    known = item.root_origin in KNOWN_ORIGINS
+    origin = (
+        t(f"lists.origin.{item.root_origin}", lang) if known else escape_mrkdwn(item.root_origin)
+    )
+    return t(
+        "lists.thread_line",
+        lang,
+        n=number,
+        name=name,
+        origin=origin,
+        turns=item.turn_count,
+        when=slack_date(item.updated_at),
+    )
+
+
+def run_line(item: RunItem, lang: str, *, number: int) -> str:
+    kind = t(
+        "lists.run_type.refinement" if item.type == "refinement" else "lists.run_type.brief", lang
+    )
+    status_key = f"lists.status.{item.status}"
+    try:
+        status = t(status_key, lang)
+    except KeyError:
+        status = escape_mrkdwn(item.status)
+    return t(
+        "lists.run_line",
+        lang,
+        n=number,
+        kind=kind,
+        status=status,
+        when=slack_date(item.created_at),
+        text=escape_mrkdwn(excerpt(item.text)),
+    )
+
+
+def _page(
+    *,
+    lang: str,
+    title_key: str,
+    empty_key: str,
+    lines: Sequence[tuple[str, str | None]],
+    action_id: str,
+    more_value: str | None,
+    first: int,
+) -> Message:
+    title = t(title_key, lang)
+    blocks: list[Block] = [HeaderBlock(block_id="title", text=PlainTextObject(text=title))]
+    if not lines:
+        # Nothing of the user's among the pages read so far is not "nothing" while more remain.
+        text = t("lists.none_yet_more" if more_value else empty_key, lang)
+        blocks.append(SectionBlock(block_id="empty", text=MarkdownTextObject(text=text)))
+    for i, (line, value) in enumerate(lines[:ITEMS_MAX]):
+        accessory = (
+            ButtonElement(
+                text=t("lists.history", lang, n=first + i), action_id=action_id, value=value
+            )
+            if value
+            else None
+        )
+        blocks.append(
+            SectionBlock(
+                block_id=f"item-{i}", text=MarkdownTextObject(text=line), accessory=accessory
+            )
+        )
+    if more_value:
+        blocks.append(
+            ActionsBlock(
+                block_id="paging",
+                elements=[
+                    ButtonElement(
+                        text=t("lists.more", lang), action_id=ids.ACTION_LIST_MORE, value=more_value
+                    )
+                ],
+            )
+        )
+    elif lines:
+        blocks.append(
+            ContextBlock(block_id="end", elements=[MarkdownTextObject(text=t("lists.end", lang))])
+        )
+    return Message(text=title, blocks=[b.to_dict() for b in blocks])
+
+
+def build_thread_list(
+    *, lang: str, items: Sequence[ThreadItem], more_value: str | None, first: int = 1
+) -> Message:
+    """A page of threads numbered from ``first`` (numbers continue across pages);
+    ``more_value`` is the More button's value, or None at the end of the list."""
+    return _page(
+        lang=lang,
+        title_key="lists.threads_title",
+        empty_key="lists.threads_empty",
+        lines=[(thread_line(item, lang, number=n), item.id) for n, item in enumerate(items, first)],
+        action_id=ids.ACTION_THREAD_HISTORY,
+        more_value=more_value,
+        first=first,
+    )
+
+
+def build_run_list(
+    *, lang: str, items: Sequence[RunItem], more_value: str | None, first: int = 1
+) -> Message:
+    """A page of runs numbered from ``first``; finished ones open their history (a lineage,
+    or the set's variants)."""
+    return _page(
+        lang=lang,
+        title_key="lists.runs_title",
+        empty_key="lists.runs_empty",
+        lines=[
+            (run_line(item, lang, number=n), item.id if item.history else None)
+            for n, item in enumerate(items, first)
+        ],
+        action_id=ids.ACTION_RUN_HISTORY,
+        more_value=more_value,
+        first=first,
+    )

@@ -1,0 +1,164 @@
+"""Modals: connect an account, write a brief."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    Block,
+    InputBlock,
+    Option,
+    PlainTextInputElement,
+    SectionBlock,
+    StaticSelectElement,
+)
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
+from slack_sdk.models.views import View
+
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.messages import t
+
+# Slack's plain_text_input holds at most 3000 characters; the service takes 4000 (see help).
+MODAL_INPUT_MAX = 3000
+SELECT_OPTIONS_MAX = 100
+OPTION_TEXT_MAX = 75
+
+
+def _option(value: str, label: str) -> Option:
+    return Option(value=value, text=label[:OPTION_TEXT_MAX])
+
+
+def build_connect_modal(
+    *, lang: str, private_metadata: str = "", error: str | None = None
+) -> dict[str, Any]:
+    """The modal that takes a personal token; it never carries a token back to Slack (no
+    initial value, also when shown again with ``error`` after a rejected token)."""
+    blocks: list[Block] = []
+    if error:
+        blocks.append(SectionBlock(block_id="error", text=MarkdownTextObject(text=error)))
+    view = View(
+        type="modal",
+        callback_id=ids.VIEW_CONNECT,
+        title=t("connect.title", lang),
+        submit=t("connect.submit", lang),
+        close=t("connect.cancel", lang),
+        private_metadata=private_metadata,
+        blocks=[
+            *blocks,
+            InputBlock(
+                block_id=ids.INPUT_TOKEN,
+                label=t("connect.label", lang),
+                hint=t("connect.hint", lang),
+                element=PlainTextInputElement(action_id=ids.INPUT_TOKEN, max_length=500),
+            ),
+        ],
+    )
+    return view.to_dict()
+
+
+def build_info_modal(*, lang: str, title_key: str, text: str) -> dict[str, Any]:
+    """A modal that only says something (a check under way, a result) and can be closed."""
+    return View(
+        type="modal",
+        callback_id="info",
+        title=t(title_key, lang),
+        close=t("modal.close", lang),
+        blocks=[SectionBlock(block_id="info", text=MarkdownTextObject(text=text))],
+    ).to_dict()
+
+
+def build_brief_modal(
+    *,
+    lang: str,
+    segments: Sequence[tuple[str, str]],
+    use_cases: Sequence[tuple[str, str]],
+    initial_text: str = "",
+    initial_segment: str | None = None,
+    initial_use_case: str | None = None,
+    initial_variants: int = 1,
+    private_metadata: str = "",
+    long_brief_chars: int | None = None,
+) -> dict[str, Any]:
+    """The brief modal: segment, use case, brief text (prefilled), number of variants.
+
+    Args:
+        segments: ``(id, name)`` pairs as the service lists them.
+        use_cases: ``(id, name)`` pairs.
+        initial_text: prefill (at most what Slack's input holds).
+        long_brief_chars: the brief is longer than the input holds and is kept aside; the
+            modal then says so instead of offering a text input.
+    """
+    if not segments or not use_cases:
+        return View(
+            type="modal",
+            callback_id=ids.VIEW_BRIEF,
+            title=t("brief.title", lang),
+            close=t("brief.cancel", lang),
+            blocks=[SectionBlock(text=PlainTextObject(text=t("brief.no_segments", lang)))],
+        ).to_dict()
+    segment_options = [_option(i, n) for i, n in segments[:SELECT_OPTIONS_MAX]]
+    use_case_options = [_option(i, n) for i, n in use_cases[:SELECT_OPTIONS_MAX]]
+    variant_options = [_option(str(n), str(n)) for n in (1, 2, 3)]
+
+    def initial(options: list[Option], value: str | None) -> Option | None:
+        return next((o for o in options if o.value == value), None)
+
+    segment_select = StaticSelectElement(
+        action_id=ids.INPUT_SEGMENT,
+        options=segment_options,
+        initial_option=initial(segment_options, initial_segment),
+    )
+    use_case_select = StaticSelectElement(
+        action_id=ids.INPUT_USE_CASE,
+        options=use_case_options,
+        initial_option=initial(use_case_options, initial_use_case),
+    )
+    variants_select = StaticSelectElement(
+        action_id=ids.INPUT_VARIANTS,
+        options=variant_options,
+        initial_option=initial(variant_options, str(initial_variants)) or variant_options[0],
+    )
+    text_input = PlainTextInputElement(
+        action_id=ids.INPUT_BRIEF,
+        multiline=True,
+        max_length=MODAL_INPUT_MAX,
+        initial_value=initial_text[:MODAL_INPUT_MAX] or None,
+    )
+    view = View(
+        type="modal",
+        callback_id=ids.VIEW_BRIEF,
+        title=t("brief.title", lang),
+        submit=t("brief.submit", lang),
+        close=t("brief.cancel", lang),
+        private_metadata=private_metadata,
+        blocks=[
+            InputBlock(
+                block_id=ids.INPUT_SEGMENT, label=t("brief.segment", lang), element=segment_select
+            ),
+            InputBlock(
+                block_id=ids.INPUT_USE_CASE,
+                label=t("brief.use_case", lang),
+                element=use_case_select,
+            ),
+            (
+                SectionBlock(
+                    block_id=ids.INPUT_BRIEF,
+                    text=PlainTextObject(text=t("brief.long_kept", lang, count=long_brief_chars)),
+                )
+                if long_brief_chars
+                else InputBlock(
+                    block_id=ids.INPUT_BRIEF,
+                    label=t("brief.text", lang),
+                    hint=t("brief.text_hint", lang),
+                    element=text_input,
+                )
+            ),
+            InputBlock(
+                block_id=ids.INPUT_VARIANTS,
+                label=t("brief.variants", lang),
+                element=variants_select,
+            ),
+        ],
+    )
+    return view.to_dict()

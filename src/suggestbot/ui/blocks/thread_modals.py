@@ -1,0 +1,233 @@
+"""Modals of refining threads: Refine…, Rename thread, a draft, and a history to read."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    DividerBlock,
+    InputBlock,
+    Option,
+    PlainTextInputElement,
+    RadioButtonsElement,
+    SectionBlock,
+    StaticSelectElement,
+)
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
+from slack_sdk.models.views import View
+
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX, OPTION_TEXT_MAX, SELECT_OPTIONS_MAX
+from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, split_text
+from suggestbot.ui.messages import t
+
+VIEW_BLOCKS_MAX = 100
+# Slack's input takes more than the service's 60 characters on purpose: the name is counted
+# after trimming and collapsing spaces, and an over-long name gets our own field error.
+THREAD_NAME_INPUT_MAX = 150
+SUBJECT_INPUT_MAX = 250
+
+
+def build_refine_modal(
+    *, lang: str, private_metadata: str, with_image: bool, note: str | None = None
+) -> dict[str, Any]:
+    """Refine… : the instruction, and for content with an image whether to regenerate it.
+
+    Text-only content gets no image choice at all, so the request never carries ``image``.
+    """
+    blocks: list[Block] = []
+    if note:
+        blocks.append(SectionBlock(block_id="note", text=MarkdownTextObject(text=note)))
+    blocks.append(
+        InputBlock(
+            block_id=ids.INPUT_INSTRUCTION,
+            label=t("refine.instruction", lang),
+            hint=t("refine.instruction_hint", lang),
+            element=PlainTextInputElement(
+                action_id=ids.INPUT_INSTRUCTION, multiline=True, max_length=MODAL_INPUT_MAX
+            ),
+        )
+    )
+    if with_image:
+        keep = Option(value="reuse", text=t("refine.image_reuse", lang))
+        new = Option(value="regenerate", text=t("refine.image_regenerate", lang))
+        blocks.append(
+            InputBlock(
+                block_id=ids.INPUT_IMAGE_MODE,
+                label=t("refine.image", lang),
+                element=RadioButtonsElement(
+                    action_id=ids.INPUT_IMAGE_MODE, options=[keep, new], initial_option=keep
+                ),
+            )
+        )
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_REFINE,
+        title=t("refine.title", lang),
+        submit=t("refine.submit", lang),
+        close=t("brief.cancel", lang),
+        private_metadata=private_metadata,
+        blocks=blocks,
+    ).to_dict()
+
+
+def build_rename_modal(
+    *, lang: str, private_metadata: str, initial: str | None = None
+) -> dict[str, Any]:
+    """Rename thread: one line, prefilled with the current name."""
+    blocks: list[Block] = [
+        InputBlock(
+            block_id=ids.INPUT_THREAD_NAME,
+            label=t("rename.label", lang),
+            hint=t("rename.hint", lang),
+            element=PlainTextInputElement(
+                action_id=ids.INPUT_THREAD_NAME,
+                max_length=THREAD_NAME_INPUT_MAX,
+                initial_value=initial[:THREAD_NAME_INPUT_MAX] if initial else None,
+            ),
+        )
+    ]
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_RENAME,
+        title=t("rename.title", lang),
+        submit=t("rename.submit", lang),
+        close=t("brief.cancel", lang),
+        private_metadata=private_metadata,
+        blocks=blocks,
+    ).to_dict()
+
+
+def build_draft_modal(
+    *,
+    lang: str,
+    segments: Sequence[tuple[str, str]],
+    use_cases: Sequence[tuple[str, str]],
+    initial_segment: str | None = None,
+    initial_use_case: str | None = None,
+    private_metadata: str = "",
+    loading: bool = False,
+) -> dict[str, Any]:
+    """A draft email the user wrote: segment, use case, subject and body."""
+    if loading or not segments or not use_cases:
+        text = t("brief.loading" if loading else "brief.no_segments", lang)
+        return View(
+            type="modal",
+            callback_id=ids.VIEW_DRAFT,
+            title=t("draft.title", lang),
+            close=t("brief.cancel", lang),
+            private_metadata=private_metadata,
+            blocks=[SectionBlock(block_id="info", text=PlainTextObject(text=text))],
+        ).to_dict()
+
+    def options(pairs: Sequence[tuple[str, str]]) -> list[Option]:
+        return [Option(value=i, text=n[:OPTION_TEXT_MAX]) for i, n in pairs[:SELECT_OPTIONS_MAX]]
+
+    def initial(found: list[Option], value: str | None) -> Option | None:
+        return next((o for o in found if o.value == value), None)
+
+    segment_options, use_case_options = options(segments), options(use_cases)
+    blocks: list[Block] = [
+        InputBlock(
+            block_id=ids.INPUT_SEGMENT,
+            label=t("brief.segment", lang),
+            element=StaticSelectElement(
+                action_id=ids.INPUT_SEGMENT,
+                options=segment_options,
+                initial_option=initial(segment_options, initial_segment),
+            ),
+        ),
+        InputBlock(
+            block_id=ids.INPUT_USE_CASE,
+            label=t("brief.use_case", lang),
+            element=StaticSelectElement(
+                action_id=ids.INPUT_USE_CASE,
+                options=use_case_options,
+                initial_option=initial(use_case_options, initial_use_case),
+            ),
+        ),
+        InputBlock(
+            block_id=ids.INPUT_DRAFT_SUBJECT,
+            label=t("draft.subject", lang),
+            element=PlainTextInputElement(
+                action_id=ids.INPUT_DRAFT_SUBJECT, max_length=SUBJECT_INPUT_MAX
+            ),
+        ),
+        InputBlock(
+            block_id=ids.INPUT_DRAFT_BODY,
+            label=t("draft.body", lang),
+            hint=t("draft.body_hint", lang),
+            element=PlainTextInputElement(
+                action_id=ids.INPUT_DRAFT_BODY, multiline=True, max_length=MODAL_INPUT_MAX
+            ),
+        ),
+    ]
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_DRAFT,
+        title=t("draft.title", lang),
+        submit=t("draft.submit", lang),
+        close=t("brief.cancel", lang),
+        private_metadata=private_metadata,
+        blocks=blocks,
+    ).to_dict()
+
+
+def build_instruction_modal(*, lang: str, instruction: str) -> dict[str, Any]:
+    """A refinement's whole instruction to read, as typed (plain text, split into sections)."""
+    chunks = split_text(instruction)[: VIEW_BLOCKS_MAX - 1]
+    blocks: list[Block] = [
+        SectionBlock(block_id=f"part-{i}", text=PlainTextObject(text=chunk or " ", emoji=False))
+        for i, chunk in enumerate(chunks)
+    ]
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_INSTRUCTION,
+        title=t("instruction.title", lang),
+        close=t("modal.close", lang),
+        blocks=blocks,
+    ).to_dict()
+
+
+def build_history_modal(
+    *, lang: str, title_key: str, intro: str, entries: Sequence[str], loading: bool = False
+) -> dict[str, Any]:
+    """A history to read: an intro, then one section per entry (mrkdwn, already escaped).
+
+    Long histories are cut to what a view holds, saying how many entries were left out.
+    """
+    blocks: list[Block] = [SectionBlock(block_id="intro", text=MarkdownTextObject(text=intro))]
+    if loading:
+        blocks = [
+            SectionBlock(block_id="intro", text=PlainTextObject(text=t("lists.loading", lang)))
+        ]
+    else:
+        room = VIEW_BLOCKS_MAX - 3
+        shown = list(entries[:room])
+        if shown:
+            blocks.append(DividerBlock(block_id="divider"))
+        blocks += [
+            SectionBlock(block_id=f"entry-{i}", text=MarkdownTextObject(text=e[:SECTION_TEXT_MAX]))
+            for i, e in enumerate(shown)
+        ]
+        if len(entries) > len(shown):
+            blocks.append(
+                ContextBlock(
+                    block_id="more",
+                    elements=[
+                        MarkdownTextObject(
+                            text=t("lists.left_out", lang, count=len(entries) - len(shown))
+                        )
+                    ],
+                )
+            )
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_HISTORY,
+        title=t(title_key, lang),
+        close=t("modal.close", lang),
+        blocks=blocks,
+    ).to_dict()

@@ -1,0 +1,282 @@
+"""The layers of ``suggestbot``, checked on every import statement in ``src/``.
+
+A rule that nothing enforces erodes within weeks, so the layout the README draws is asserted
+here: the service client and the store at the bottom, the core flows in the middle, pure UI
+beside them, jobs and the Slack edge on top, and the stand-ins apart. Imports inside functions
+count too — a deferred import is still a dependency, only a hidden one.
+
+Run ``python tests/test_layers.py`` to print the import cycles and the imports that run back
+up the layers.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+ROOT = "suggestbot"
+
+# Shared foundation every layer and stand-in may use; it imports nothing from the project.
+FOUNDATION = {
+    "suggestbot",  # the version string
+    "suggestbot.logs",  # logging with redaction
+    "suggestbot.asgi_thread",  # an ASGI app on a loopback port in a thread
+}
+
+# The stand-ins and the demo are apart from the product: only these modules start them (the
+# command line reaches `sandbox` and `demo` by module name, not by import).
+STARTS_STANDINS = {
+    "suggestbot.server.builtin_sandbox",  # `serve` with no service configured runs the sandbox
+}
+STANDINS = ("suggestbot.sandbox", "suggestbot.slackemu", "suggestbot.demo")
+
+# What makes a module do I/O: the store's backends, the service client, the Slack client and
+# Bolt, an HTTP client. The typed records are data and may be read by pure code.
+IO_MODULES = (
+    "suggestbot.store",
+    "suggestbot.contentapi",
+    "suggestbot.installations",
+    "suggestbot.jobs",
+    "suggestbot.slackapp",
+    "slack_bolt",
+    "slack_sdk.web",
+    "slack_sdk.oauth",
+    "httpx",
+)
+# Value types pure code may read: the typed records and the digest schedule arithmetic.
+PURE_EXCEPTIONS = ("suggestbot.store.records", "suggestbot.flows.digest_schedule")
+
+# Layer rank, lower is further down; an import of a higher rank runs back up. Used for the
+# printed figures; the assertions below are the rules themselves.
+RANKS = (
+    ("suggestbot.contentapi", 1),
+    ("suggestbot.store", 1),
+    ("suggestbot.installations", 2),
+    ("suggestbot.ui", 3),
+    ("suggestbot.flows", 4),
+    ("suggestbot.jobs", 5),
+    ("suggestbot.slackapp", 6),
+    ("suggestbot.server", 7),
+)
+ABOVE_INSTALLATIONS = tuple(p for p, rank in RANKS if rank > 2)
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted((SRC / ROOT).rglob("*.py"))}
+
+
+def _imports(module: str, path: Path, known: set[str]) -> Iterator[str]:
+    """Every module ``module`` imports, at any depth in the file, resolved to absolute names."""
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_package else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                parent = ".".join([*base, node.module] if node.module else base)
+            else:
+                parent = node.module or ""
+            for alias in node.names:
+                candidate = f"{parent}.{alias.name}"
+                yield candidate if candidate in known else parent
+
+
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    """Module → the modules it imports (project modules and third-party names alike).
+
+    Cached: callers must not change it in place.
+    """
+    modules = _modules()
+    known = set(modules)
+    return {m: set(_imports(m, p, known)) - {m} for m, p in modules.items()}
+
+
+def _violations(graph: dict[str, set[str]]) -> list[str]:
+    """Each broken rule as ``rule: source -> target``."""
+    found = []
+    for source, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            project = _within(target, ROOT) and target not in FOUNDATION
+            if source in FOUNDATION and project:
+                found.append(f"the foundation imports nothing above it: {source} -> {target}")
+            for bottom in ("contentapi", "store"):
+                package = f"suggestbot.{bottom}"
+                if project and _within(source, package) and not _within(target, package):
+                    found.append(f"{bottom} imports only itself: {source} -> {target}")
+            if _within(source, "suggestbot.ui"):
+                io = any(_within(target, p) for p in IO_MODULES)
+                if io and target not in PURE_EXCEPTIONS:
+                    found.append(f"ui does no I/O: {source} -> {target}")
+                leaf = any(_within(target, p) for p in ("suggestbot.flows", *STANDINS))
+                if leaf and target not in PURE_EXCEPTIONS:
+                    found.append(f"ui is a leaf: {source} -> {target}")
+            for edge in ("suggestbot.flows", "suggestbot.jobs", "suggestbot.installations"):
+                if _within(source, edge) and _within(target, "suggestbot.slackapp"):
+                    found.append(f"{edge} never imports slackapp: {source} -> {target}")
+            above = any(_within(target, p) for p in ABOVE_INSTALLATIONS)
+            if _within(source, "suggestbot.installations") and above:
+                found.append(f"installations is below the flows: {source} -> {target}")
+            if _within(source, "suggestbot.sandbox") and _within(target, "suggestbot.contentapi"):
+                found.append(f"sandbox never imports contentapi: {source} -> {target}")
+            in_standins = any(_within(source, s) for s in STANDINS)
+            to_standins = any(_within(target, s) for s in STANDINS)
+            if to_standins and not in_standins and source not in STARTS_STANDINS:
+                found.append(f"the product never imports a stand-in: {source} -> {target}")
+            apart = in_standins and not _within(source, "suggestbot.demo")
+            if apart and project and not to_standins:
+                found.append(f"the stand-ins never import the product: {source} -> {target}")
+    return found
+
+
+RULES = [
+    "contentapi imports only itself",
+    "store imports only itself",
+    "ui does no I/O",
+    "ui is a leaf",
+    "suggestbot.flows never imports slackapp",
+    "suggestbot.jobs never imports slackapp",
+    "suggestbot.installations never imports slackapp",
+    "installations is below the flows",
+    "sandbox never imports contentapi",
+    "the product never imports a stand-in",
+    "the stand-ins never import the product",
+    "the foundation imports nothing above it",
+]
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_every_import_respects_the_layers(rule: str) -> None:
+    broken = [v for v in _violations(import_graph()) if v.startswith(rule + ":")]
+    assert broken == []
+
+
+def test_every_violation_names_a_rule() -> None:
+    assert all(v.split(":")[0] in RULES for v in _violations(import_graph()))
+
+
+def test_the_check_sees_a_forbidden_import() -> None:
+    """The rules are live: each forbidden import, even one deferred into a function, is caught."""
+    forbidden = {
+        "suggestbot.flows.x": {"suggestbot.slackapp.app"},
+        "suggestbot.jobs.x": {"suggestbot.slackapp.http"},
+        "suggestbot.installations.x": {"suggestbot.slackapp.manifest"},
+        "suggestbot.installations.y": {"suggestbot.flows.deps"},
+        "suggestbot.ui.x": {"slack_bolt", "suggestbot.store.sqlite", "suggestbot.flows.brief"},
+        "suggestbot.store.x": {"suggestbot.flows.brief"},
+        "suggestbot.contentapi.x": {"suggestbot.config"},
+        "suggestbot.sandbox.x": {"suggestbot.contentapi.models"},
+        "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
+    }
+    assert _violations({**import_graph(), **forbidden}) != []
+    assert len(_violations(forbidden)) == 13
+    allowed = {
+        "suggestbot.ui.x": {"suggestbot.store.records", "slack_sdk.models.blocks"},
+        "suggestbot.server.builtin_sandbox": {"suggestbot.sandbox.server"},
+        "suggestbot.demo.stage": {"suggestbot.slackemu", "suggestbot.server.composition"},
+        "suggestbot.store.x": {"suggestbot.logs"},
+    }
+    assert _violations(allowed) == []
+
+
+def test_imports_inside_functions_are_seen(tmp_path: Path) -> None:
+    module = tmp_path / "mod.py"
+    module.write_text("def f():\n    from .sibling import thing\n    import slack_bolt\n")
+    assert set(_imports("pkg.mod", module, {"pkg.sibling"})) == {"pkg.sibling", "slack_bolt"}
+
+
+# -- figures for the notes: cycles and imports that run back up ------------------------------
+
+
+def _rank(module: str) -> int | None:
+    for package, rank in RANKS:
+        if _within(module, package):
+            return rank
+    return None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Imports from a module to one of a higher layer, plus any import into a stand-in."""
+    up = []
+    for source, targets in sorted(graph.items()):
+        for target in sorted(t for t in targets if t in graph):
+            low, high = _rank(source), _rank(target)
+            if low is not None and high is not None and high > low:
+                up.append((source, target))
+    return up
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(t for t in graph[start] if t in graph)))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        groups.append(sorted(group))
+            elif child not in index:
+                index[child] = low[child] = len(index)
+                stack.append(child)
+                on_stack.add(child)
+                work.append((child, iter(sorted(t for t in graph[child] if t in graph))))
+            elif child in on_stack:
+                low[node] = min(low[node], index[child])
+    return groups
+
+
+if __name__ == "__main__":
+    graph = import_graph()
+    groups = cycles(graph)
+    print(f"import cycles: {len(groups)} groups, {sum(len(g) for g in groups)} modules")
+    for group in groups:
+        print("  ", " ⇄ ".join(group))
+    up = upward_imports(graph)
+    print(f"imports back up the layers: {len(up)}")
+    for source, target in up:
+        print(f"   {source} -> {target}")
+    print("rule violations:", len(_violations(graph)))
+    for line in _violations(graph):
+        print("  ", line)
