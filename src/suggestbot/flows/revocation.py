@@ -39,8 +39,10 @@ def stop_work(deps: Deps, *, team_id: str, reason: str) -> Stopped:
     for request in list(records.requests.values()):
         if request.team_id != team_id or request.state not in ACTIVE_STATES:
             continue
-        deps.timers.cancel(request.id)
+        # Failed first, then the timer: a poll already in flight may still schedule one more,
+        # which finds the request ended and drops it without reading the run.
         records.requests.update(request.id, lambda r: r.model_copy(update=failed))
+        deps.timers.cancel(request.id)
         stopped += 1
     paused = 0
     for digest in list(records.digests.values()):
