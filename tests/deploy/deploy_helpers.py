@@ -23,7 +23,14 @@ from suggestbot.sandbox.server import SandboxServer
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, INSTALL_PATH, REDIRECT_PATH, build_http_app
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackemu import InstallResult, OAuthApp, SlackCloud, SlackDriver, SlackEmulator
+from suggestbot.slackemu import (
+    InstallResult,
+    OAuthApp,
+    SlackCloud,
+    SlackDriver,
+    SlackEmulator,
+    ViewSubmission,
+)
 from suggestbot.store import generate_key
 from suggestbot.ui.messages import t
 
@@ -276,3 +283,54 @@ def at_rest(db: Path) -> bytes:
     the newest records are in the log until a checkpoint moves them into the file)."""
     wal = Path(f"{db}-wal")
     return db.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+
+
+def dm_text(team: Team, user_id: str) -> str:
+    """Everything the app said to ``user_id`` in a direct message."""
+    dm = team.emu.dm_channel(user_id)
+    return "\n".join(m.get("text", "") for m in team.emu.messages(dm))
+
+
+def set_service(
+    world: OAuthWorld, team: Team, *, url: str, client_id: str, secret: str
+) -> ViewSubmission:
+    """The team's admin opens App Home, presses the settings button and submits the modal."""
+    team.slack.app_home_opened(team.admin)
+    home = wait_for(
+        lambda: (
+            (view := team.emu.home_view(team.admin))
+            and t("admin.set", "en") in str(view["blocks"])
+            and view
+        ),
+        what="the admin's Home with workspace settings",
+    )
+    team.slack.press_button(home, t("admin.set", "en"), user_id=team.admin)
+    wait_for(lambda: team.emu.current_view(team.admin) is not None, what="the settings modal")
+    return team.slack.submit_view(
+        team.admin,
+        {
+            t("admin.url", "en"): url,
+            t("admin.client_id", "en"): client_id,
+            t("admin.client_secret", "en"): secret,
+        },
+    )
+
+
+def install_both_with_south_on_its_own_tenant(world: OAuthWorld) -> None:
+    """Install both workspaces; south's admin points south at its own tenant (BERGWERK),
+    north keeps the app's default one."""
+    assert world.install(world.north).status == 200
+    assert world.install(world.south).status == 200
+    south = world.south
+    set_service(
+        world,
+        south,
+        url=world.sandbox_url,
+        client_id=BERGWERK.client_id,
+        secret=BERGWERK.client_secret,
+    )
+    wait_for(
+        lambda: "Checked and saved" in dm_text(south, south.admin),
+        what="the admin to be told the credentials were saved",
+        detail=lambda: dm_text(south, south.admin),
+    )

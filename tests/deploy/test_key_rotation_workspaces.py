@@ -7,8 +7,13 @@ import os
 import subprocess
 import sys
 
-from deploy_helpers import ACME, BERGWERK, OAuthWorld, wait_for
-from test_multi_workspace import _dm_text, _set_service
+from deploy_helpers import (
+    ACME,
+    BERGWERK,
+    OAuthWorld,
+    install_both_with_south_on_its_own_tenant,
+    wait_for,
+)
 
 from suggestbot.store import generate_key
 
@@ -32,19 +37,7 @@ def _rotate_keys(world: OAuthWorld) -> subprocess.CompletedProcess[str]:
 
 def test_every_workspace_secret_moves_to_the_new_key(world: OAuthWorld) -> None:
     north, south = world.north, world.south
-    assert world.install(north).status == 200
-    assert world.install(south).status == 200
-    _set_service(
-        world,
-        south,
-        url=world.sandbox_url,
-        client_id=BERGWERK.client_id,
-        secret=BERGWERK.client_secret,
-    )
-    wait_for(
-        lambda: "Checked and saved" in _dm_text(south, south.admin),
-        what="the south credentials to be saved",
-    )
+    install_both_with_south_on_its_own_tenant(world)
     world.connect(north, north.member, world.user_token(ACME))
     world.connect(south, south.member, world.user_token(BERGWERK))
 

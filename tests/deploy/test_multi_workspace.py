@@ -2,62 +2,26 @@
 
 from __future__ import annotations
 
-from deploy_helpers import ACME, BERGWERK, OAuthWorld, Team, at_rest, wait_for
+from deploy_helpers import (
+    ACME,
+    BERGWERK,
+    OAuthWorld,
+    at_rest,
+    dm_text,
+    install_both_with_south_on_its_own_tenant,
+    set_service,
+    wait_for,
+)
 
 from suggestbot.flows.uninstall import UNINSTALLED
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.slackemu import ViewSubmission
 from suggestbot.store.sqlite import DB_FILENAME
 from suggestbot.ui.messages import t
 
 
-def _dm_text(team: Team, user_id: str) -> str:
-    dm = team.emu.dm_channel(user_id)
-    return "\n".join(m.get("text", "") for m in team.emu.messages(dm))
-
-
-def _set_service(
-    world: OAuthWorld, team: Team, *, url: str, client_id: str, secret: str
-) -> ViewSubmission:
-    """The team's admin opens App Home, presses the settings button and submits the modal."""
-    team.slack.app_home_opened(team.admin)
-    home = wait_for(
-        lambda: (
-            (view := team.emu.home_view(team.admin))
-            and t("admin.set", "en") in str(view["blocks"])
-            and view
-        ),
-        what="the admin's Home with workspace settings",
-    )
-    team.slack.press_button(home, t("admin.set", "en"), user_id=team.admin)
-    wait_for(lambda: team.emu.current_view(team.admin) is not None, what="the settings modal")
-    return team.slack.submit_view(
-        team.admin,
-        {
-            t("admin.url", "en"): url,
-            t("admin.client_id", "en"): client_id,
-            t("admin.client_secret", "en"): secret,
-        },
-    )
-
-
 def test_two_workspaces_work_independently_each_with_its_own_tenant(world: OAuthWorld) -> None:
     north, south = world.north, world.south
-    assert world.install(north).status == 200
-    assert world.install(south).status == 200
-    # South's admin points south at its own tenant; north keeps the app's default one.
-    _set_service(
-        world,
-        south,
-        url=world.sandbox_url,
-        client_id=BERGWERK.client_id,
-        secret=BERGWERK.client_secret,
-    )
-    wait_for(
-        lambda: "Checked and saved" in _dm_text(south, south.admin),
-        what="the admin to be told the credentials were saved",
-        detail=lambda: _dm_text(south, south.admin),
-    )
+    install_both_with_south_on_its_own_tenant(world)
     assert BERGWERK.client_secret.encode() not in at_rest(world.data_dir / DB_FILENAME)
 
     world.connect(north, north.member, world.user_token(ACME))
@@ -114,7 +78,7 @@ def test_only_admins_see_and_keep_workspace_settings(world: OAuthWorld) -> None:
         },
     )
     wait_for(
-        lambda: t("admin.only_admins", "en") in _dm_text(south, south.admin),
+        lambda: t("admin.only_admins", "en") in dm_text(south, south.admin),
         what="the refusal",
     )
     assert world.app.tenancy.contents.credentials(south.team_id) is None  # type: ignore[union-attr]
@@ -123,10 +87,10 @@ def test_only_admins_see_and_keep_workspace_settings(world: OAuthWorld) -> None:
 def test_credentials_the_service_refuses_are_not_kept(world: OAuthWorld) -> None:
     south = world.south
     world.install(south)
-    _set_service(
+    set_service(
         world, south, url=world.sandbox_url, client_id=BERGWERK.client_id, secret="sbx_cs_wrong"
     )
-    wait_for(lambda: "did not accept" in _dm_text(south, south.admin), what="the rejection")
+    wait_for(lambda: "did not accept" in dm_text(south, south.admin), what="the rejection")
     assert world.app.tenancy.contents.credentials(south.team_id) is None  # type: ignore[union-attr]
 
 
@@ -137,7 +101,7 @@ def test_the_settings_modal_refuses_an_unsafe_address_at_once(world: OAuthWorld)
         ("ftp://content.example.com", "admin.url_invalid"),
         ("http://content.example.com", "admin.url_insecure"),
     ):
-        answer = _set_service(world, south, url=url, client_id="x", secret="y")
+        answer = set_service(world, south, url=url, client_id="x", secret="y")
         assert answer.errors == {t("admin.url", "en"): t(key, "en")}
         assert south.emu.current_view(south.admin) is not None  # the modal stays open
         south.slack.close_view(south.admin)
@@ -148,14 +112,14 @@ def test_app_uninstalled_removes_the_workspace_and_stops_its_work(world: OAuthWo
     north, south = world.north, world.south
     world.install(north)
     world.install(south)
-    _set_service(
+    set_service(
         world,
         north,
         url=world.sandbox_url,
         client_id=ACME.client_id,
         secret=ACME.client_secret,
     )
-    wait_for(lambda: "Checked and saved" in _dm_text(north, north.admin), what="saved")
+    wait_for(lambda: "Checked and saved" in dm_text(north, north.admin), what="saved")
     world.connect(north, north.member, world.user_token(ACME))
     # A run that will not finish while the workspace uninstalls.
     world.sandbox.faults.run_timing = RunTiming(queued_s=10_000, running_s=1.0)
