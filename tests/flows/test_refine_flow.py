@@ -19,7 +19,7 @@ from flows_helpers import (
     world,
 )
 
-from suggestbot.flows import brief, refine
+from suggestbot.flows import brief, refine, refine_again
 from suggestbot.jobs import run_watcher
 from suggestbot.store.records import Request
 from suggestbot.ui.blocks import ids
@@ -153,6 +153,11 @@ def test_a_refinement_of_a_parent_no_longer_newest_offers_to_refine_the_newest(
     reason = t("fail.invalid_parent", "en")
     assert status.text == t("turn.failed", "en", user=ALICE, reason=reason)
     assert buttons(status.blocks) == [("Refine newest", ids.ACTION_REFINE_HEAD)]
+    failed = _refinement(w)
+    refine_again.refine_head(w.deps, request_id=failed.id, team_id=TEAM, acting_user=ALICE)
+    assert _refinement(w).id == failed.id  # the author's refinement, sent again in place
+    assert w.service.created[-1]["instruction"] == "bolder"
+    assert w.slack.thread(root)[-1].text == t("turn.queued", "en", user=ALICE)
 
 
 def test_a_rejected_instruction_is_told_as_the_reply_s_fault_with_no_edit_button(
