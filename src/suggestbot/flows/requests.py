@@ -111,7 +111,7 @@ def status_of(req: Request) -> RequestStatus:
         attempt=req.attempt,
         send_after=(req.send_after or time.time()) if phase is Phase.DELAYED else None,
         variants=len(req.variants),
-        failure=(req.failure or Failure(code=failures.INTERNAL)) if phase is Phase.FAILED else None,
+        failure=req.failure if phase is Phase.FAILED else None,
     )
 
 

@@ -46,7 +46,7 @@ class RequestStatus:
         attempt: the service's attempt count (QUEUED, REQUEUED, RUNNING, POSTING).
         send_after: epoch seconds of the automatic resend (DELAYED).
         variants: how many variants were posted (DONE).
-        failure: what went wrong (FAILED).
+        failure: what went wrong (FAILED; None reads as an internal error, with no buttons).
     """
 
     kind: Literal["brief", "refinement"]
