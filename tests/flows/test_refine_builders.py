@@ -7,11 +7,12 @@ from typing import Any
 
 import pytest
 
-from suggestbot.flows import failures
-from suggestbot.flows.refine import refine_target, refinement_body, status_message
+from suggestbot.flows.refine import refine_target, refinement_request
+from suggestbot.flows.requests import root_message, wire_body
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 from suggestbot.store.records import Failure, Request
+from suggestbot.ui import failures
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.home import HomeData, ResultItem, build_home
 from suggestbot.ui.blocks.lists import (
@@ -61,13 +62,17 @@ def _buttons(message: Message) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- wire body
 
 
+def _body(**given: Any) -> dict[str, Any]:
+    return wire_body(refinement_request(**given))
+
+
 def test_refinement_body_leaves_image_out_unless_regenerating() -> None:
-    assert refinement_body(parent_id="p1", instruction="shorter", regenerate_image=False) == {
+    assert _body(parent_id="p1", instruction="shorter", regenerate_image=False) == {
         "type": "refinement",
         "parent_suggestion_id": "p1",
         "instruction": "shorter",
     }
-    regen = refinement_body(parent_id="p1", instruction="x", regenerate_image=True)
+    regen = _body(parent_id="p1", instruction="x", regenerate_image=True)
     assert regen["image"] == "regenerate"
 
 
@@ -81,7 +86,7 @@ def _refinement(**changes: Any) -> Request:
         user_id="U1",
         channel_id="C1",
         thread_ts="1.0",
-        body=refinement_body(parent_id="p1", instruction="make it <bold>", regenerate_image=False),
+        body=_body(parent_id="p1", instruction="make it <bold>", regenerate_image=False),
     )
     return req.model_copy(update=changes)
 
@@ -97,7 +102,7 @@ def _refinement(**changes: Any) -> Request:
 def test_failed_refinement_offers_the_button_its_code_calls_for(
     code: str, label: str, action_id: str
 ) -> None:
-    message = status_message(_refinement(state="failed", failure=Failure(code=code)))
+    message = root_message(_refinement(state="failed", failure=Failure(code=code)))
     [button] = _buttons(message)
     assert (button["text"]["text"], button["action_id"]) == (label, action_id)
     assert "make it &lt;bold&gt;" in str(message.blocks)  # the instruction, escaped
@@ -105,16 +110,16 @@ def test_failed_refinement_offers_the_button_its_code_calls_for(
 
 
 def test_a_parent_the_user_cannot_see_is_explained_not_generic() -> None:
-    message = status_message(_refinement(state="failed", failure=Failure(code=failures.NOT_FOUND)))
+    message = root_message(_refinement(state="failed", failure=Failure(code=failures.NOT_FOUND)))
     assert "can't see the suggestion being refined" in message.text
     assert _buttons(message) == []
 
 
 def test_status_follows_the_run() -> None:
-    assert "queued" in status_message(_refinement(state="submitted")).text
-    running = status_message(_refinement(state="submitted", run_status="running", attempt=2))
+    assert "queued" in root_message(_refinement(state="submitted")).text
+    running = root_message(_refinement(state="submitted", run_status="running", attempt=2))
     assert "attempt 2" in running.text
-    waiting = status_message(_refinement(state="waiting_user"))
+    waiting = root_message(_refinement(state="waiting_user"))
     # The thread sees that it waits; only the author's own ephemeral carries the buttons.
     assert "waiting until they connect" in waiting.text
     assert _buttons(waiting) == []

@@ -30,8 +30,8 @@ from reliability_harness import (
 )
 
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
-from suggestbot.flows import failures
 from suggestbot.sandbox.faults import RunTiming
+from suggestbot.ui import failures
 from suggestbot.ui.messages import t
 
 USERS = (ALICE, BRUNO, CAROL)

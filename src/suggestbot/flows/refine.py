@@ -1,7 +1,7 @@
 """Refinements: from a reply in a Slack thread (or the Refine… modal) to a ``refinement`` run.
 
 A refinement is a :class:`~suggestbot.store.records.Request` of kind ``refinement``
-and goes through the same lifecycle as a brief (``brief.start``'s steps: record, post, submit,
+and goes through the same lifecycle as a brief (:mod:`.requests`: record, post, submit,
 watch), created with the ACTING user's own token. Its "root message" is a status reply in the
 Slack thread; when the run succeeds, :mod:`.turns` turns that reply into "Turn n".
 
@@ -16,33 +16,41 @@ import logging
 import time
 import uuid
 from datetime import timedelta
-from typing import Any
 
 from pydantic import BaseModel, Field
 from slack_sdk.errors import SlackApiError
 
-from suggestbot.contentapi import ContentApiError, EmailPayload, NotFound, is_invalid_text
-from suggestbot.flows import brief, failures, interactions, linking, slackio, threads
+from suggestbot.contentapi import (
+    ContentApiError,
+    EmailPayload,
+    ImageMode,
+    NotFound,
+    RefinementRequest,
+    is_invalid_text,
+)
+from suggestbot.flows import interactions, linking, requests, slackio, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
-from suggestbot.store.records import Failure, HeldInput, Request, Table, user_key
-from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.notices import build_notice
-from suggestbot.ui.blocks.results import Button, Message
+from suggestbot.store.records import HeldInput, Request, Table, user_key
+from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.turns import (
     Choice,
+    ReplyNotice,
+    build_choice_gone,
     build_choice_prompt,
+    build_choice_taken,
+    build_held_reply_prompt,
     build_other_lineage_notice,
-    build_refinement_status,
+    build_reply_notice,
     is_long,
+    variant_label,
 )
-from suggestbot.ui.messages import t
 from suggestbot.ui.replies import ThreadReply, parse_variant_choice
 
 log = logging.getLogger(__name__)
 
 PENDING_TABLE = "pending_instructions"
-IMAGE_REGENERATE = "regenerate"
+IMAGE_REGENERATE = ImageMode.REGENERATE.value
 # Slack answers these when an ephemeral cannot reach the user in that conversation.
 _EPHEMERAL_UNREACHABLE = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 
@@ -68,21 +76,20 @@ def pending(deps: Deps) -> Table[PendingInstruction]:
     return Table(deps.records.store, PENDING_TABLE, PendingInstruction)
 
 
-def refinement_body(*, parent_id: str, instruction: str, regenerate_image: bool) -> dict[str, Any]:
-    """The ``refinement`` request exactly as it goes on the wire.
+def refinement_request(
+    *, parent_id: str, instruction: str, regenerate_image: bool
+) -> RefinementRequest:
+    """The ``refinement`` run request.
 
     ``image`` is sent only to regenerate an image, and the caller passes ``regenerate_image``
     only for content that has one: the service refuses the field (even ``reuse``) on text-only
     content (``image_not_applicable``), and ``reuse`` is its default anyway.
     """
-    body: dict[str, Any] = {
-        "type": "refinement",
-        "parent_suggestion_id": parent_id,
-        "instruction": instruction,
-    }
-    if regenerate_image:
-        body["image"] = IMAGE_REGENERATE
-    return body
+    return RefinementRequest(
+        parent_suggestion_id=parent_id,
+        instruction=instruction,
+        image=ImageMode.REGENERATE if regenerate_image else None,
+    )
 
 
 # ---------------------------------------------------------------- talking in the thread
@@ -106,11 +113,16 @@ def tell(deps: Deps, *, user_id: str, channel: str, thread_ts: str, message: Mes
 
 
 def _say(
-    deps: Deps, *, user_id: str, channel: str, thread_ts: str, key: str, **values: Any
+    deps: Deps,
+    *,
+    user_id: str,
+    channel: str,
+    thread_ts: str,
+    notice: ReplyNotice,
+    length: int = 0,
 ) -> None:
-    lang = deps.lang_of(user_id)
-    notice = build_notice(lang=lang, text=t(key, lang, **values))
-    tell(deps, user_id=user_id, channel=channel, thread_ts=thread_ts, message=notice)
+    message = build_reply_notice(lang=deps.lang_of(user_id), notice=notice, length=length)
+    tell(deps, user_id=user_id, channel=channel, thread_ts=thread_ts, message=message)
 
 
 def respond(response_url: str | None, message: Message, *, replace: bool = True) -> bool:
@@ -136,15 +148,21 @@ def on_reply(deps: Deps, reply: ThreadReply) -> None:
             user_id=reply.user_id,
             channel=reply.channel,
             thread_ts=reply.thread_ts,
-            key="refine.not_ready",
+            notice=ReplyNotice.NOT_READY,
         )
         return
     if binding is None:
         return
     if reply.with_files or is_invalid_text(reply.text):
-        key = _unusable_part(reply)
-        _say(deps, user_id=reply.user_id, channel=reply.channel, thread_ts=reply.thread_ts, key=key)
-        if key != "refine.files_not_used":
+        notice = _unusable_part(reply)
+        _say(
+            deps,
+            user_id=reply.user_id,
+            channel=reply.channel,
+            thread_ts=reply.thread_ts,
+            notice=notice,
+        )
+        if notice is not ReplyNotice.FILES_NOT_USED:
             return
     team_id = reply.team_id or binding.team_id
     if not linking.is_linked(deps, team_id=team_id, user_id=reply.user_id):
@@ -153,17 +171,17 @@ def on_reply(deps: Deps, reply: ThreadReply) -> None:
     route(deps, binding, team_id=team_id, user_id=reply.user_id, text=reply.text)
 
 
-def _unusable_part(reply: ThreadReply) -> str:
+def _unusable_part(reply: ThreadReply) -> ReplyNotice:
     """What to tell the author of a reply the service cannot take as it is (see ``on_reply``).
 
     Text that is not valid text is refused whole; files are left out and the text refines;
     files without text leave nothing to refine.
     """
     if is_invalid_text(reply.text):
-        return "refine.invalid_encoding"
+        return ReplyNotice.INVALID_ENCODING
     if not reply.text.strip():
-        return "refine.files_without_text"
-    return "refine.files_not_used"
+        return ReplyNotice.FILES_WITHOUT_TEXT
+    return ReplyNotice.FILES_NOT_USED
 
 
 def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, text: str) -> None:
@@ -176,15 +194,7 @@ def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, tex
         thread_ts=binding.thread_ts,
     )
     deps.records.held.put(held.id, held)
-    lang = deps.lang_of(user_id)
-    prompt = build_notice(
-        lang=lang,
-        text=t("refine.connect_needed", lang),
-        buttons=[
-            Button("connect.button", ids.ACTION_CONNECT, f"held:{held.id}", "primary"),
-            Button("button.resend", ids.ACTION_RESEND, held.id),
-        ],
-    )
+    prompt = build_held_reply_prompt(lang=deps.lang_of(user_id), held_id=held.id)
     tell(
         deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=prompt
     )
@@ -232,7 +242,7 @@ def route(
             user_id=user_id,
             channel=binding.channel,
             thread_ts=binding.thread_ts,
-            key="refine.empty",
+            notice=ReplyNotice.EMPTY,
         )
         return None
     return start(
@@ -269,13 +279,12 @@ def _keep(
 
 def _variant_label(deps: Deps, offered: BoundSuggestion, lang: str) -> str:
     """What tells the variants apart in the question: an email's subject, a post's opening."""
-    kind = t(f"variant.kind.{offered.kind}", lang)
     try:
         payload = deps.content.get_suggestion(id=offered.suggestion_id).payload
     except ContentApiError:
-        return kind
+        return variant_label(lang=lang, kind=offered.kind, text=None)
     text = payload.subject if isinstance(payload, EmailPayload) else payload.body
-    return f"{kind}: {' '.join(text.split())}"
+    return variant_label(lang=lang, kind=offered.kind, text=text)
 
 
 def _ask_which(
@@ -324,9 +333,8 @@ def on_choice(deps: Deps, *, value: str, user_id: str, response_url: str | None)
     pending_id, _, number_text = value.rpartition(":")
     kept = pending(deps).get(pending_id)
     if kept is None:
-        lang = deps.lang_of(user_id)
-        text = t("choose.gone", lang, days=KEEP_PENDING.days)
-        respond(response_url, build_notice(lang=lang, text=text))
+        gone = build_choice_gone(lang=deps.lang_of(user_id), kept_days=KEEP_PENDING.days)
+        respond(response_url, gone)
         return
     if kept.user_id != user_id or not number_text.isdigit():
         return
@@ -349,10 +357,7 @@ def on_choice(deps: Deps, *, value: str, user_id: str, response_url: str | None)
     if not pending(deps).delete(kept.id):
         return  # pressed twice: the first press sent it
     chosen = binding.chosen_variant or number
-    respond(
-        response_url,
-        build_notice(lang=lang, text=t("choose.taken", lang, n=chosen)),
-    )
+    respond(response_url, build_choice_taken(lang=lang, number=chosen))
     start(
         deps,
         binding,
@@ -408,7 +413,7 @@ def start(
             user_id=user_id,
             channel=binding.channel,
             thread_ts=binding.thread_ts,
-            key="refine.not_visible",
+            notice=ReplyNotice.NOT_VISIBLE,
         )
         return None
     req = Request(
@@ -420,10 +425,12 @@ def start(
         lang=deps.lang_of(user_id),
         channel_id=binding.channel,
         thread_ts=binding.thread_ts,
-        body=refinement_body(
-            parent_id=parent,
-            instruction=instruction,
-            regenerate_image=regenerate_image and has_image,
+        body=requests.wire_body(
+            refinement_request(
+                parent_id=parent,
+                instruction=instruction,
+                regenerate_image=regenerate_image and has_image,
+            )
         ),
         labels={"thread": binding.key},
     )
@@ -431,7 +438,7 @@ def start(
         # Carried out again after a crash: the first attempt recorded it, and the request's
         # own recovery (started with the app) posts and sends it; doing it here too would race.
         return deps.records.requests.get(req.id)
-    brief.post_root(deps, req.id)
+    requests.post_root(deps, req.id)
     if is_long(instruction):
         # Sent whole (the contract sets no limit); the thread quotes its beginning.
         _say(
@@ -439,142 +446,11 @@ def start(
             user_id=user_id,
             channel=binding.channel,
             thread_ts=binding.thread_ts,
-            key="refine.long_reply",
-            count=len(instruction),
+            notice=ReplyNotice.LONG_REPLY,
+            length=len(instruction),
         )
-    brief.submit(deps, req.id, root_says_sending=True)
+    requests.submit(deps, req.id, root_says_sending=True)
     return deps.records.requests.get(req.id) or req
-
-
-# ---------------------------------------------------------------- its status reply
-
-
-def _status_line(req: Request) -> str:
-    lang, user = req.lang, req.user_id
-    if req.state in ("new", "sending"):
-        return t("turn.sending", lang, user=user)
-    if req.state == "delayed":
-        when = int(req.send_after or time.time())
-        fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
-        return t("turn.delayed", lang, user=user, when=f"<!date^{when}^{{time_secs}}|{fallback}>")
-    if req.state == "waiting_user":
-        return t("turn.waiting_for_user", lang, user=user)
-    if req.state in ("submitted", "posting"):
-        if req.run_status == "running" or req.state == "posting":
-            return t("turn.running", lang, user=user, attempt=max(req.attempt, 1))
-        if req.attempt > 0:
-            return t("turn.requeued", lang, user=user, attempt=req.attempt)
-        return t("turn.queued", lang, user=user)
-    if req.state == "done":
-        return t("turn.done", lang, user=user)
-    failure = req.failure or Failure(code=failures.INTERNAL)
-    if failure.code == failures.NOT_FOUND:
-        reason = t("refine.not_visible_reason", lang)
-    else:
-        reason = failures.reason(failure.code, lang, detail=failure.detail, is_brief=False)
-    return t("turn.failed", lang, user=user, reason=reason)
-
-
-def status_message(req: Request) -> Message:
-    """The refinement's reply in the thread until its result replaces it."""
-    buttons: list[Button] = []
-    if req.state == "failed" and req.failure:
-        buttons = list(failures.buttons(req.failure.code, request_id=req.id, is_brief=False))
-    failed = req.failure if req.state == "failed" else None
-    return build_refinement_status(
-        lang=req.lang,
-        status=_status_line(req),
-        instruction=str(req.body.get("instruction") or ""),
-        buttons=buttons,
-        fine_print=failures.fine_print(failed.code, req.lang) if failed else None,
-        request_id=req.id,
-    )
-
-
-# ---------------------------------------------------------------- after a failure
-
-
-def _again(
-    deps: Deps,
-    req: Request,
-    binding: ThreadBinding,
-    *,
-    team_id: str,
-    acting_user: str,
-    body: dict[str, Any],
-    parent_has_image: bool,
-) -> None:
-    """Send ``body`` again: in place for the author, as a new refinement for anyone else
-    (runs are created with the acting user's own token)."""
-    if acting_user == req.user_id:
-        brief.resend_edited(deps, req.id, acting_user=acting_user, body=body, labels=req.labels)
-        return
-    start(
-        deps,
-        binding,
-        team_id=team_id,
-        user_id=acting_user,
-        instruction=str(body["instruction"]),
-        regenerate_image=body.get("image") == IMAGE_REGENERATE,
-        parent_id=str(body["parent_suggestion_id"]),
-        parent_has_image=parent_has_image,
-    )
-
-
-def _refinement_and_binding(deps: Deps, request_id: str) -> tuple[Request, ThreadBinding] | None:
-    req = deps.records.requests.get(request_id)
-    if req is None or req.kind != "refinement" or not req.thread_ts:
-        return None
-    binding = threads.get(deps, channel=req.channel_id, thread_ts=req.thread_ts)
-    return (req, binding) if binding is not None else None
-
-
-def refine_head(deps: Deps, *, request_id: str, team_id: str, acting_user: str) -> None:
-    """After ``invalid_parent``: read the service thread again and refine its current head with
-    the same instruction (contract §7: threads do not branch)."""
-    found = _refinement_and_binding(deps, request_id)
-    if found is None:
-        return
-    req, binding = found
-    parent = str(req.body.get("parent_suggestion_id") or "")
-    thread = threads.find_service_thread(deps, binding, containing=parent)
-    if thread is not None:
-        head = deps.content.get_suggestion(id=thread.head_suggestion_id)
-        binding = threads.set_head(deps, binding, thread=thread, head=head)
-        threads.refresh_root(deps, binding)
-    head_id = binding.head_suggestion_id or parent
-    body = refinement_body(
-        parent_id=head_id,
-        instruction=str(req.body.get("instruction") or ""),
-        regenerate_image=req.body.get("image") == IMAGE_REGENERATE and binding.head_has_image,
-    )
-    _again(
-        deps,
-        req,
-        binding,
-        team_id=team_id,
-        acting_user=acting_user,
-        body=body,
-        parent_has_image=binding.head_has_image,
-    )
-
-
-def resend_without_image(deps: Deps, *, request_id: str, team_id: str, acting_user: str) -> None:
-    """After ``image_not_applicable``: the same refinement without the ``image`` field."""
-    found = _refinement_and_binding(deps, request_id)
-    if found is None:
-        return
-    req, binding = found
-    body = {k: v for k, v in req.body.items() if k != "image"}
-    _again(
-        deps,
-        req,
-        binding,
-        team_id=team_id,
-        acting_user=acting_user,
-        body=body,
-        parent_has_image=False,
-    )
 
 
 # ---------------------------------------------------------------- the Refine… modal

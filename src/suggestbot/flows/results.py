@@ -20,8 +20,8 @@ from suggestbot.contentapi import (
     Suggestion,
 )
 from suggestbot.flows import slackio
-from suggestbot.flows.brief import root_message
 from suggestbot.flows.deps import Deps
+from suggestbot.flows.requests import root_message
 from suggestbot.store.records import PostedVariant, Request
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import (

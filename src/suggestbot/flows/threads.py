@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from suggestbot.contentapi import ContentApiError, NotFound, Suggestion, Thread
-from suggestbot.flows import brief, slackio
+from suggestbot.flows import requests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.store.records import Table
 from suggestbot.ui.blocks.results import Message
@@ -487,7 +487,7 @@ def refresh_root(deps: Deps, binding: ThreadBinding) -> None:
     base: Message | None = None
     if fresh.request_id:
         req = deps.records.requests.get(fresh.request_id)
-        base = brief.root_message(req) if req is not None else None
+        base = requests.root_message(req) if req is not None else None
     elif fresh.root is not None:
         base = Message(text=str(fresh.root.get("text") or ""), blocks=list(fresh.root["blocks"]))
     if base is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from suggestbot.flows import brief
+from suggestbot.flows import requests
 from suggestbot.flows.deps import Deps
 
 log = logging.getLogger(__name__)
@@ -36,5 +36,5 @@ def resume_all(deps: Deps) -> int:
 
 def resume_one(deps: Deps, request_id: str) -> None:
     """Used by the send timer: post a missing root before sending."""
-    brief.post_root(deps, request_id)
-    brief.submit(deps, request_id)
+    requests.post_root(deps, request_id)
+    requests.submit(deps, request_id)

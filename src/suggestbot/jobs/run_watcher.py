@@ -36,10 +36,11 @@ from suggestbot.contentapi import (
     Unauthorized,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows import brief, failures, home, results, turns
+from suggestbot.flows import home, requests, results, turns
 from suggestbot.flows.deps import Deps
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store.records import Request
+from suggestbot.ui import failures
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
         _again(deps, req, due_at, read_at=time.time())
         return
     except NotFound:
-        brief.fail(deps, request_id, failures.NOT_FOUND)
+        requests.fail(deps, request_id, failures.NOT_FOUND)
         return
     except ContentApiError as exc:
         log.warning("polling request %s: unexpected %s; polling again later", request_id, exc)
@@ -172,7 +173,7 @@ def settle(
         return
     if status is RunStatus.FAILED:
         code = run.error.code if run.error else "generation_failed"
-        brief.fail(deps, request_id, code)
+        requests.fail(deps, request_id, code)
         home.refresh(deps, team_id=req.team_id, user_id=req.user_id)
         return
     if _needs_settling(req, run):
@@ -183,7 +184,7 @@ def settle(
             ),
         )
         if moved:
-            brief.refresh_root(deps, moved)
+            requests.refresh_root(deps, moved)
     _again(deps, req, due_at, read_at=read_at)
 
 
@@ -257,7 +258,7 @@ def _again(deps: Deps, req: Request, due_at: float | None, *, read_at: float | N
     elapsed = deps.clock() - (req.sent_at or req.created_at)
     delay = next_poll_delay(elapsed / deps.poll_scale)
     if delay is None:
-        brief.fail(deps, req.id, WATCH_EXPIRED)
+        requests.fail(deps, req.id, WATCH_EXPIRED)
         return
     interval = delay * deps.poll_scale
     now = time.time()

@@ -21,8 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from suggestbot.contentapi import GenerationRun
-from suggestbot.flows.brief import first_poll_delay
 from suggestbot.flows.deps import Deps
+from suggestbot.flows.requests import first_poll_delay
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.recovery import resume_one

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -17,6 +18,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import (
     MESSAGE_BLOCKS_MAX,
     Button,
@@ -150,6 +152,54 @@ def build_refinement_status(
     if fine_print:
         blocks.append(fine_print_block(fine_print))
     return Message(text=status, blocks=[b.to_dict() for b in blocks])
+
+
+class ReplyNotice(StrEnum):
+    """What the author of a thread reply is told, for their eyes only (value: its text key)."""
+
+    NOT_READY = "refine.not_ready"
+    FILES_NOT_USED = "refine.files_not_used"
+    FILES_WITHOUT_TEXT = "refine.files_without_text"
+    INVALID_ENCODING = "refine.invalid_encoding"
+    EMPTY = "refine.empty"
+    NOT_VISIBLE = "refine.not_visible"
+    LONG_REPLY = "refine.long_reply"  # with the reply's length
+
+
+def build_reply_notice(*, lang: str, notice: ReplyNotice, length: int = 0) -> Message:
+    """A short note to a reply's author (``length``: of a long reply, sent whole)."""
+    if notice is ReplyNotice.LONG_REPLY:
+        return build_notice(lang=lang, text=t(notice.value, lang, count=length))
+    return build_notice(lang=lang, text=t(notice.value, lang))
+
+
+def build_held_reply_prompt(*, lang: str, held_id: str) -> Message:
+    """A reply kept while its author is not connected: [Connect account] then [Resend]."""
+    return build_notice(
+        lang=lang,
+        text=t("refine.connect_needed", lang),
+        buttons=[
+            Button("connect.button", ids.ACTION_CONNECT, f"held:{held_id}", "primary"),
+            Button("button.resend", ids.ACTION_RESEND, held_id),
+        ],
+    )
+
+
+def variant_label(*, lang: str, kind: str, text: str | None) -> str:
+    """What tells variants apart in "which one?": the kind, then an email's subject or a
+    post's opening (``text``, when it could be read)."""
+    name = t(f"variant.kind.{kind}", lang)
+    return name if text is None else f"{name}: {' '.join(text.split())}"
+
+
+def build_choice_taken(*, lang: str, number: int) -> Message:
+    """The answer to a press in "which one?": the kept reply now refines variant ``number``."""
+    return build_notice(lang=lang, text=t("choose.taken", lang, n=number))
+
+
+def build_choice_gone(*, lang: str, kept_days: int) -> Message:
+    """The answer to a press in "which one?" whose reply was sent already or has expired."""
+    return build_notice(lang=lang, text=t("choose.gone", lang, days=kept_days))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import brief, linking, refine, results, slackio
+from suggestbot.flows import linking, refine, requests, results, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
@@ -124,7 +124,7 @@ def _retry(deps: Deps, body: dict[str, Any]) -> None:
     req = deps.records.requests.get(request_id)
     if req is None:
         return
-    if not brief.retry(deps, request_id, acting_user=user_id):
+    if not requests.retry(deps, request_id, acting_user=user_id):
         _tell(deps, body, t("error.only_author", deps.lang_of(user_id), user=req.user_id))
 
 

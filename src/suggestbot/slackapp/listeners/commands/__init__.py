@@ -9,6 +9,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
+from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.contentapi.checks import check_brief
 from suggestbot.flows import brief, home, linking, slackio
 from suggestbot.flows.deps import Deps
@@ -176,13 +177,13 @@ def _brief(deps: Deps, body: dict[str, Any], rest: str) -> None:
     if rest and problem is None:
         quick = _quick_request(deps, team_id, user_id, rest, load=True)
     if quick is not None:
-        request_body, labels = quick
+        run_request, labels = quick
         brief.start(
             deps,
             team_id=team_id,
             user_id=user_id,
             channel_id=channel_id,
-            body=request_body,
+            run_request=run_request,
             labels=labels,
             response_url=body.get("response_url"),
         )
@@ -210,13 +211,13 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
     quick = _quick_request(deps, team_id, user_id, rest)
     if quick is None:
         return None
-    request_body, labels = quick
+    run_request, labels = quick
     req = brief.record(
         deps,
         team_id=team_id,
         user_id=user_id,
         channel_id=channel_id,
-        body=request_body,
+        run_request=run_request,
         labels=labels,
     )
     return req.id
@@ -224,7 +225,7 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
 
 def _quick_request(
     deps: Deps, team_id: str, user_id: str, text: str, *, load: bool = False
-) -> tuple[dict[str, Any], dict[str, str]] | None:
+) -> tuple[SteeredGenerationRequest, dict[str, str]] | None:
     """The run request and labels of a brief sent with the user's remembered choices, or None
     when there are none to use. ``load``: ask the service for the catalogue if none is known
     (never before an ack)."""
@@ -233,10 +234,10 @@ def _quick_request(
         return None
     segment_id, use_case_id, variants, labels = defaults
     labels = {**labels, brief.REUSED_LABEL: "yes"}
-    request_body = steered_body(
+    run_request = brief.steered_request(
         segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
     )
-    return request_body, labels
+    return run_request, labels
 
 
 def _launch(deps: Deps, request_id: str, response_url: str | None) -> None:
@@ -265,17 +266,6 @@ def brief_problem(text: str, lang: str) -> str:
     """The sentence for a brief the service would refuse (see ``check_brief``)."""
     code = check_brief(text) or "input_rejected"
     return t(f"brief.{code}", lang, count=len(text))
-
-
-def steered_body(*, segment_id: str, use_case_id: str, text: str, variants: int) -> dict[str, Any]:
-    """The ``steered_generation`` request exactly as it goes on the wire."""
-    return {
-        "type": "steered_generation",
-        "segment_id": segment_id,
-        "use_case_id": use_case_id,
-        "steering_text": text,
-        "variant_count": variants,
-    }
 
 
 def open_brief_modal(

@@ -21,6 +21,7 @@ from suggestbot.flows import (
     linking,
     lists,
     refine,
+    refine_again,
     rename,
     threads,
     turns,
@@ -340,12 +341,14 @@ def _show_instruction(deps: Deps, body: dict[str, Any]) -> None:
 
 def _refine_head(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    refine.refine_head(deps, request_id=_value(body), team_id=team_id, acting_user=user_id)
+    refine_again.refine_head(deps, request_id=_value(body), team_id=team_id, acting_user=user_id)
 
 
 def _without_image(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = _user(body)
-    refine.resend_without_image(deps, request_id=_value(body), team_id=team_id, acting_user=user_id)
+    refine_again.resend_without_image(
+        deps, request_id=_value(body), team_id=team_id, acting_user=user_id
+    )
 
 
 # ---------------------------------------------------------------- drafts, lists, home

@@ -8,13 +8,14 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
+from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.contentapi.checks import check_brief
-from suggestbot.flows import brief, home, linking, slackio
+from suggestbot.flows import brief, home, linking, requests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.linking import LinkResult
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.background import in_background
-from suggestbot.slackapp.listeners.commands import brief_problem, steered_body
+from suggestbot.slackapp.listeners.commands import brief_problem
 from suggestbot.store.records import Preferences, user_key
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_notice
@@ -170,8 +171,10 @@ def _finish_connect(deps: Deps, body: dict[str, Any], checking: Future[LinkResul
         home.refresh(deps, team_id=body["user"]["team_id"], user_id=user_id)
 
 
-def _brief_request(view: dict[str, Any], text: str) -> tuple[dict[str, Any], dict[str, str]]:
-    """The ``steered_generation`` body and the display labels from a submitted brief modal."""
+def _brief_request(
+    view: dict[str, Any], text: str
+) -> tuple[SteeredGenerationRequest, dict[str, str]]:
+    """The ``steered_generation`` request and the display labels from a submitted brief modal."""
     values = view_values(view)
     segment_id, use_case_id = values[ids.INPUT_SEGMENT], values[ids.INPUT_USE_CASE]
     variants = int(values.get(ids.INPUT_VARIANTS) or 1)
@@ -179,10 +182,10 @@ def _brief_request(view: dict[str, Any], text: str) -> tuple[dict[str, Any], dic
         "segment": selected_label(view, ids.INPUT_SEGMENT) or segment_id,
         "use_case": selected_label(view, ids.INPUT_USE_CASE) or use_case_id,
     }
-    request_body = steered_body(
+    run_request = brief.steered_request(
         segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
     )
-    return request_body, labels
+    return run_request, labels
 
 
 def _record_brief(
@@ -191,13 +194,13 @@ def _record_brief(
     """Remember the user's choices and record the brief; None when it edits an earlier brief
     of theirs, which is resent in place after the ack."""
     team_id, user_id = body["user"]["team_id"], body["user"]["id"]
-    request_body, labels = _brief_request(body["view"], text)
+    run_request, labels = _brief_request(body["view"], text)
     deps.records.preferences.put(
         user_key(team_id, user_id),
         Preferences(
-            segment_id=request_body["segment_id"],
-            use_case_id=request_body["use_case_id"],
-            variants=request_body["variant_count"],
+            segment_id=run_request.segment_id,
+            use_case_id=run_request.use_case_id,
+            variants=run_request.variant_count,
         ),
     )
     if metadata.get("held"):
@@ -210,7 +213,7 @@ def _record_brief(
         team_id=team_id,
         user_id=user_id,
         channel_id=metadata.get("channel") or user_id,
-        body=request_body,
+        run_request=run_request,
         labels=labels,
     )
     return req.id
@@ -222,7 +225,11 @@ def _send_brief(
     if recorded is not None:
         brief.launch(deps, recorded, response_url=metadata.get("response_url"))
         return
-    request_body, labels = _brief_request(body["view"], text)
-    brief.resend_edited(
-        deps, metadata["request"], acting_user=body["user"]["id"], body=request_body, labels=labels
+    run_request, labels = _brief_request(body["view"], text)
+    requests.resend_edited(
+        deps,
+        metadata["request"],
+        acting_user=body["user"]["id"],
+        run_request=run_request,
+        labels=labels,
     )

@@ -1,6 +1,8 @@
 """What the user reads, and which buttons they get, when a request fails — by failure code.
 
-Retry is offered only where sending the same request again can help (contract §7).
+The flows record a failure's code (the service's, or one of the app's own below); what that
+code means to the user is decided here alone. Retry is offered only where sending the same
+request again can help (contract §7).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from suggestbot.flows import failures
+from suggestbot.ui import failures
 from suggestbot.ui.messages import t
 
 
