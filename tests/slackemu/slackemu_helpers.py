@@ -4,7 +4,8 @@ so the module name cannot clash with other test folders)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,3 +165,23 @@ def agent_manifest(**app_home: Any) -> dict[str, Any]:
             }
         },
     }
+
+
+@contextmanager
+def agent_workspace(clock: FakeClock, manifest: dict[str, Any] | None = None) -> Iterator[EmuSetup]:
+    """A served workspace whose app has the manifest (default :func:`agent_manifest`):
+    alice and bob in #general with the bot, #random without it."""
+    with SlackEmulator(clock=clock, manifest=manifest or agent_manifest()) as emu:
+        alice = emu.add_user("U0ALICE", "alice")
+        bob = emu.add_user("U0BOB", "bob")
+        general = emu.add_channel("general", members=[alice, bob])
+        emu.invite_bot(general)
+        random = emu.add_channel("random", members=[alice])
+        client = WebClient(token=emu.bot_token, base_url=emu.api_url)
+        setup = EmuSetup(emu, client, alice, bob, general, random, random, clock)
+        try:
+            yield setup
+        finally:
+            emu.stop()
+            for thread in setup.stopping:
+                thread.join()

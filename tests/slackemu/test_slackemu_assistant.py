@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slackemu_helpers import EmuSetup, FakeClock, agent_manifest
+from slackemu_helpers import EmuSetup, FakeClock, agent_manifest, agent_workspace
 
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 
@@ -18,20 +18,8 @@ from suggestbot.slackemu import SlackDriver, SlackEmulator
 @pytest.fixture
 def ws(clock: FakeClock) -> Iterator[EmuSetup]:
     """A workspace whose app declares the agent view (overrides the conftest workspace)."""
-    with SlackEmulator(clock=clock, manifest=agent_manifest()) as emu:
-        alice = emu.add_user("U0ALICE", "alice")
-        bob = emu.add_user("U0BOB", "bob")
-        general = emu.add_channel("general", members=[alice, bob])
-        emu.invite_bot(general)
-        random = emu.add_channel("random", members=[alice])
-        client = WebClient(token=emu.bot_token, base_url=emu.api_url)
-        setup = EmuSetup(emu, client, alice, bob, general, random, random, clock)
-        try:
-            yield setup
-        finally:
-            emu.stop()
-            for thread in setup.stopping:
-                thread.join()
+    with agent_workspace(clock) as setup:
+        yield setup
 
 
 def _root(ws: EmuSetup) -> str:
