@@ -27,7 +27,7 @@ from slackemu_helpers import (
     section,
 )
 
-from suggestbot.slackemu import DriverError, SlackDriver, SlackEmulator
+from suggestbot.slackemu import DriverError, SlackCloud, SlackDriver, SlackEmulator
 
 
 @pytest.fixture
@@ -416,3 +416,28 @@ def test_function_executed_cannot_be_subscribed_as_a_bot_event() -> None:
     manifest["settings"]["event_subscriptions"]["bot_events"].append("function_executed")
     with pytest.raises(ValueError, match="function_executed"):
         SlackEmulator(manifest=manifest)
+
+
+def test_a_step_token_is_routed_to_its_own_workspace_behind_one_address(
+    clock: FakeClock, recording_app: RecordingApp
+) -> None:
+    north = SlackEmulator(team_id="T0NORTH", team_domain="north", clock=clock)
+    south = SlackEmulator(
+        team_id="T0SOUTH", team_domain="south", clock=clock, manifest=agent_manifest()
+    )
+    with (
+        SlackCloud(north, south) as cloud,
+        SlackDriver(south, app_url=recording_app.url, signing_secret=SIGNING_SECRET) as d,
+    ):
+        sam = south.add_user("U0SAM", "sam")
+        channel = south.add_channel("launches", members=[sam])
+        step = d.run_workflow_step(
+            "generate_suggestions", inputs={"brief": "b", "channel": channel}, user_id=sam
+        )
+        token = _json(recording_app.received[-1])["event"]["bot_access_token"]
+        client = WebClient(token=token, base_url=cloud.api_url)
+        assert client.functions_completeSuccess(
+            function_execution_id=step.function_execution_id,
+            outputs={"permalink": "https://south.slack.com/archives/C1/p1", "first_variant": "v"},
+        )["ok"]
+        assert south.function_execution(step.function_execution_id)["state"] == "completed"

@@ -30,7 +30,7 @@ class FunctionExecution:
     spec: FunctionSpec
     inputs: dict[str, Any]
     user_id: str
-    token: str
+    token: str = field(repr=False)
     state: str = RUNNING
     outputs: dict[str, Any] | None = None
     error: str | None = None
