@@ -16,7 +16,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -26,6 +26,7 @@ from suggestbot.slackemu import blockkit, browser, forms, images, payloads, subm
 from suggestbot.slackemu.driver_surfaces import AgentSurfaces
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
+from suggestbot.slackemu.finding import find_button
 from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, UploadedFile, User
 from suggestbot.slackemu.results import (
     ACK_DEADLINE_S,
@@ -443,7 +444,7 @@ class SlackDriver(AgentSurfaces):
 
     def _press_in_message(self, message: Mapping[str, Any], text: str, user_id: str) -> AppResponse:
         return self._act_on_message(
-            message, user_id, lambda blocks: self._button_action(*_find_button(blocks, text))
+            message, user_id, lambda blocks: self._button_action(*find_button(blocks, text=text))
         )
 
     def _act_on_message(
@@ -511,7 +512,7 @@ class SlackDriver(AgentSurfaces):
             user = ws.user(user_id)
             stored = self._own_view(view_id, user.id)
             view = stored.to_api()
-            block, button = _find_button(view["blocks"], text)
+            block, button = find_button(view["blocks"], text=text)
             payload = payloads.block_actions(
                 user=user,
                 team_id=self.emu.team_id,
@@ -677,35 +678,3 @@ def _ack_message(response: AppResponse) -> dict[str, Any]:
         if isinstance(answer, dict):
             return answer
     return {"text": response.body}
-
-
-def _find_button(blocks: list[dict[str, Any]], text: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    found: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    labels: list[str] = []
-    for block, element in _buttons(blocks):
-        label = str(element.get("text", {}).get("text", ""))
-        labels.append(label)
-        if label == text:
-            found.append((block, element))
-    if not found:
-        raise DriverError(f"no button {text!r}; buttons here: {labels!r}")
-    if len(found) > 1:
-        raise DriverError(f"{len(found)} buttons are labelled {text!r}")
-    return found[0]
-
-
-def _buttons(blocks: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-    """Every button with the block it belongs to; a card's buttons belong to the card, also
-    inside a carousel."""
-    for block in blocks:
-        if block.get("type") == "carousel":
-            yield from _buttons([c for c in block.get("elements") or [] if isinstance(c, dict)])
-            continue
-        candidates = list(block.get("elements") or []) if block.get("type") == "actions" else []
-        if block.get("type") == "card":
-            candidates = list(block.get("actions") or [])
-        if isinstance(block.get("accessory"), dict):
-            candidates.append(block["accessory"])
-        for element in candidates:
-            if isinstance(element, dict) and element.get("type") == "button":
-                yield block, element

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from suggestbot.slackemu import payloads
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
+from suggestbot.slackemu.finding import find_feedback_buttons
 from suggestbot.slackemu.model import APP_ID, Channel, User
 from suggestbot.slackemu.results import AppResponse, PostedMessage, WorkflowStep
 from suggestbot.slackemu.workspace import Workspace
@@ -102,7 +103,7 @@ class AgentSurfaces:
         ts = self._ws.wall_clock
 
         def choose(blocks: list[dict[str, Any]]) -> dict[str, Any]:
-            block, element = _feedback_buttons(blocks, action_id)
+            block, element = find_feedback_buttons(blocks, action_id=action_id)
             button = element[which]
             # shape: bolt-js FeedbackButtonsAction (type, action_id, block_id, value, text)
             return {
@@ -202,22 +203,3 @@ def _messages_tab(ws: Workspace, *, writable: bool) -> None:
         raise DriverError("the app has no Messages tab (features.app_home.messages_tab_enabled)")
     if writable and manifest.messages_tab_read_only:
         raise DriverError("the app's Messages tab is read-only for people")
-
-
-def _feedback_buttons(
-    blocks: list[dict[str, Any]], action_id: str | None
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    found = [
-        (block, element)
-        for block in blocks
-        if block.get("type") == "context_actions"
-        for element in block.get("elements") or []
-        if isinstance(element, dict)
-        and element.get("type") == "feedback_buttons"
-        and (action_id is None or element.get("action_id") == action_id)
-    ]
-    if not found:
-        raise DriverError("no feedback buttons on that message")
-    if len(found) > 1:
-        raise DriverError(f"{len(found)} feedback buttons on that message; name the action_id")
-    return found[0]
