@@ -8,8 +8,9 @@ slackapi/java-slack-sdk issue #1017; views: "[ERROR] must be less than 25 charac
 [json-pointer:/view/title/text]"). The limits below are from Slack's Block Kit reference
 (docs.slack.dev/reference/block-kit): blocks, block elements, composition objects, views.
 
-Only the rules listed here are checked; an unknown block or element type is refused, since
-Slack refuses it too.
+Only the rules listed here (and, for the AI-app blocks ``card``, ``carousel`` and
+``context_actions``, in ``blockkit_agent``) are checked; an unknown block or element type is
+refused, since Slack refuses it too.
 """
 
 from __future__ import annotations
