@@ -4,13 +4,23 @@ Slack's arguments, scopes and errors."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs
 
 import pytest
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slackemu_helpers import EmuSetup, FakeClock, agent_manifest, agent_workspace
+from slack_sdk.webhook import WebhookClient
+from slackemu_helpers import (
+    EmuSetup,
+    FakeClock,
+    RecordingApp,
+    agent_manifest,
+    agent_workspace,
+    button,
+)
 
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 
@@ -275,3 +285,24 @@ def test_a_thread_title_is_kept_and_shown_in_the_thread_transcript(
         )
     )
     assert unknown["error"] == "invalid_thread_ts"
+
+
+def test_a_reply_posted_through_a_response_url_also_clears_the_status(
+    ws: EmuSetup, driver: SlackDriver, recording_app: RecordingApp
+) -> None:
+    root = _root(ws)
+    ws.client.chat_postMessage(
+        channel=ws.general,
+        thread_ts=root,
+        text="Variant 1",
+        blocks=[{"type": "actions", "elements": [button("Refine", "refine")]}],
+    )
+    reply = ws.emu.messages(ws.general, thread_ts=root)[-1]
+    ws.client.assistant_threads_setStatus(channel_id=ws.general, thread_ts=root, status="is busy")
+    driver.press_button(reply, "Refine", user_id=ws.alice)
+    response_url = json.loads(parse_qs(recording_app.received[-1].body.decode())["payload"][0])[
+        "response_url"
+    ]
+    WebhookClient(response_url).send(text="Refined", response_type="in_channel")
+    assert ws.emu.thread_status(ws.general, root) is None
+    assert [c["cause"] for c in ws.emu.status_history(ws.general, root)] == ["set", "reply"]

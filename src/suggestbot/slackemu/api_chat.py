@@ -30,9 +30,6 @@ def post_message(ws: Workspace, args: Args) -> dict[str, Any]:
         metadata=metadata,
         bot=True,
     )
-    if stored.thread_ts is not None:
-        # The app's reply in a thread takes the place of its status line.
-        ws.assistant.app_replied((channel.id, stored.thread_ts), now=ws.clock())
     # shape: chat.postMessage response, slack-ruby/slack-api-ref methods/chat/chat.postMessage.json
     return _warn_if(
         truncated,

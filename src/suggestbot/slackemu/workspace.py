@@ -250,6 +250,9 @@ class Workspace:
             root.replies.append(ts)
             if user not in root.reply_users:
                 root.reply_users.append(user)
+            if bot:
+                # The app's reply in a thread, however posted, takes the place of its status.
+                self.assistant.app_replied((channel.id, root_ts), now=self.clock())
         return stored
 
     def parent_user(self, stored: StoredMessage) -> str | None:
