@@ -99,3 +99,10 @@ def test_markdown_is_escaped_before_it_is_formatted() -> None:
     assert markdown_to_html("<script>**x**</script>") == (
         '<div class="md">&lt;script&gt;<b>x</b>&lt;/script&gt;<br></div>'
     )
+
+
+def test_markdown_bold_strikethrough_and_links() -> None:
+    assert markdown_to_html("__new__ ~~old~~ [shop](https://shop.test)") == (
+        '<div class="md"><b>new</b> <s>old</s> <a href="https://shop.test">shop</a><br></div>'
+    )
+    assert "href" not in markdown_to_html("[click](javascript:alert(1))")

@@ -105,16 +105,18 @@ def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
 
 def markdown_to_html(text: str) -> str:
     """The subset of standard markdown a ``markdown`` block carries in practice: headings,
-    bullet lists, bold, italic, inline code, links; everything else is escaped text."""
+    bullet lists, bold, italic, strikethrough, inline code, links; everything else is escaped
+    text."""
     blocks: list[str] = []
     items: list[str] = []
 
     def inline(line: str) -> str:
         out = html.escape(line)
         out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-        out = re.sub(r"\*\*([^*]+)\*\*", r"<b>\1</b>", out)
+        out = re.sub(r"\*\*([^*]+)\*\*|__([^_]+)__", lambda m: f"<b>{m[1] or m[2]}</b>", out)
+        out = re.sub(r"~~([^~]+)~~", r"<s>\1</s>", out)
         out = re.sub(r"(?<![\w*])[*_]([^*_\n]+)[*_](?![\w*])", r"<i>\1</i>", out)
-        return re.sub(r"\[([^\]]+)\]\(([^)\s]+)\)", r'<a href="\2">\1</a>', out)
+        return re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r'<a href="\2">\1</a>', out)
 
     def close_list() -> None:
         if items:
