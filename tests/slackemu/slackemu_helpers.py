@@ -4,7 +4,8 @@ so the module name cannot clash with other test folders)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,3 +111,77 @@ def options(*texts: str) -> list[dict[str, Any]]:
         {"text": {"type": "plain_text", "text": t}, "value": t.lower().replace(" ", "-")}
         for t in texts
     ]
+
+
+def agent_manifest(**app_home: Any) -> dict[str, Any]:
+    """A manifest for an app with Slack's AI-app surfaces: the agent view, a writable
+    Messages tab, a message shortcut and one workflow step."""
+    return {
+        "display_information": {"name": "suggestbot"},
+        "features": {
+            "app_home": {
+                "home_tab_enabled": True,
+                "messages_tab_enabled": True,
+                "messages_tab_read_only_enabled": False,
+                **app_home,
+            },
+            "agent_view": {"agent_description": "Content suggestions from your brief"},
+            "bot_user": {"display_name": "suggestbot"},
+            "shortcuts": [
+                {
+                    "name": "Turn into a brief",
+                    "type": "message",
+                    "callback_id": "turn_into_brief",
+                    "description": "Start a brief from this message",
+                }
+            ],
+        },
+        "oauth_config": {
+            "scopes": {"bot": ["chat:write", "im:write", "im:history", "assistant:write"]}
+        },
+        "settings": {
+            "event_subscriptions": {"bot_events": ["app_home_opened", "message.im"]},
+            "interactivity": {"is_enabled": True},
+        },
+        "functions": {
+            "generate_suggestions": {
+                "title": "Generate content suggestions",
+                "description": "Sends a brief and posts the variants",
+                "input_parameters": {
+                    "properties": {
+                        "brief": {"type": "string", "title": "Brief"},
+                        "variant_count": {"type": "integer", "title": "Variants"},
+                        "channel": {"type": "slack#/types/channel_id", "title": "Channel"},
+                    },
+                    "required": ["brief", "channel"],
+                },
+                "output_parameters": {
+                    "properties": {
+                        "permalink": {"type": "string", "title": "Permalink"},
+                        "first_variant": {"type": "string", "title": "First variant"},
+                    },
+                    "required": ["permalink", "first_variant"],
+                },
+            }
+        },
+    }
+
+
+@contextmanager
+def agent_workspace(clock: FakeClock, manifest: dict[str, Any] | None = None) -> Iterator[EmuSetup]:
+    """A served workspace whose app has the manifest (default :func:`agent_manifest`):
+    alice and bob in #general with the bot, #random without it."""
+    with SlackEmulator(clock=clock, manifest=manifest or agent_manifest()) as emu:
+        alice = emu.add_user("U0ALICE", "alice")
+        bob = emu.add_user("U0BOB", "bob")
+        general = emu.add_channel("general", members=[alice, bob])
+        emu.invite_bot(general)
+        random = emu.add_channel("random", members=[alice])
+        client = WebClient(token=emu.bot_token, base_url=emu.api_url)
+        setup = EmuSetup(emu, client, alice, bob, general, random, random, clock)
+        try:
+            yield setup
+        finally:
+            emu.stop()
+            for thread in setup.stopping:
+                thread.join()

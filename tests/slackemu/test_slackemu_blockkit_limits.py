@@ -337,8 +337,8 @@ def test_action_ids_must_be_unique_within_their_block_only(ws: EmuSetup) -> None
 
 def test_unknown_block_types_are_refused(ws: EmuSetup) -> None:
     with pytest.raises(SlackApiError) as refused:
-        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[{"type": "carousel"}])
-    assert "unsupported type: carousel" in str(refused.value.response)
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=[{"type": "hologram"}])
+    assert "unsupported type: hologram" in str(refused.value.response)
 
 
 def test_chat_update_applies_the_same_checks(ws: EmuSetup) -> None:

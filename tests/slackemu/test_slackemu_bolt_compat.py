@@ -15,7 +15,7 @@ import pytest
 from slack_bolt import App
 from slack_bolt.adapter.asgi import SlackRequestHandler
 from slack_sdk import WebClient
-from slackemu_helpers import button, modal, options, section, text_input
+from slackemu_helpers import agent_manifest, button, modal, options, section, text_input
 
 from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import SlackDriver, SlackEmulator
@@ -180,3 +180,106 @@ def test_messages_threads_and_app_home_reach_bolt(bolted: Bolted) -> None:
         ]
     )
     assert bolted.seen == ["message:hello:False", "message:again:True", "home"]
+
+
+# -- the AI-app surfaces ---------------------------------------------------------------------
+def _build_agent(client: WebClient, seen: list[str]) -> App:
+    app = App(client=client, signing_secret=SECRET)
+
+    @app.event("app_home_opened")
+    def tab(event: dict[str, Any], client: WebClient) -> None:
+        seen.append(f"tab:{event['tab']}")
+        client.assistant_threads_setSuggestedPrompts(
+            channel_id=event["channel"],
+            prompts=[{"title": "Launch post", "message": "Social post for the trail shoe"}],
+        )
+
+    @app.event("message")
+    def dm(event: dict[str, Any], client: WebClient, say: Callable[..., Any]) -> None:
+        seen.append(f"dm:{event['text']}")
+        client.assistant_threads_setStatus(
+            channel_id=event["channel"], thread_ts=event["ts"], status="is writing…"
+        )
+        say(
+            text="Variant 1",
+            thread_ts=event["ts"],
+            blocks=[
+                section("Variant 1"),
+                {
+                    "type": "context_actions",
+                    "elements": [
+                        {
+                            "type": "feedback_buttons",
+                            "action_id": "variant_feedback",
+                            "positive_button": {
+                                "text": {"type": "plain_text", "text": "👍"},
+                                "value": "up",
+                            },
+                            "negative_button": {
+                                "text": {"type": "plain_text", "text": "👎"},
+                                "value": "down",
+                            },
+                        }
+                    ],
+                },
+            ],
+        )
+
+    @app.action("variant_feedback")
+    def feedback(ack: Callable[..., Any], body: dict[str, Any]) -> None:
+        seen.append(f"feedback:{body['actions'][0]['value']}")  # before ack: keeps the order
+        ack()
+
+    @app.shortcut("turn_into_brief")
+    def shortcut(ack: Callable[..., Any], shortcut: dict[str, Any]) -> None:
+        seen.append(f"shortcut:{shortcut['message']['text']}")
+        ack()
+
+    @app.function("generate_suggestions")
+    def step(inputs: dict[str, Any], client: WebClient, complete: Callable[..., Any]) -> None:
+        posted = client.chat_postMessage(channel=inputs["channel"], text=inputs["brief"])
+        link = client.chat_getPermalink(channel=inputs["channel"], message_ts=posted["ts"])
+        complete(outputs={"permalink": link["permalink"], "first_variant": inputs["brief"]})
+        seen.append("step")
+
+    return app
+
+
+def test_messages_tab_prompts_feedback_shortcut_and_workflow_step_reach_bolt() -> None:
+    seen: list[str] = []
+    with SlackEmulator(manifest=agent_manifest()) as emu:
+        alice = emu.add_user("U0ALICE", "alice")
+        channel = emu.add_channel("launches", members=[alice])
+        emu.invite_bot(channel)
+        app = _build_agent(WebClient(token=emu.bot_token, base_url=emu.api_url), seen)
+        with (
+            BackgroundServer(SlackRequestHandler(app), name="bolt-agent") as server,
+            SlackDriver(emu, app_url=f"{server.url}/slack/events", signing_secret=SECRET) as d,
+        ):
+            dm = emu.dm_channel(alice)
+            assert d.open_messages_tab(alice) is not None
+            _until(lambda: emu.suggested_prompts(dm) is not None)
+            asked = d.pick_suggested_prompt(alice, "Launch post")
+            _until(lambda: len(emu.messages(dm, thread_ts=asked.ts)) == 2)
+            assert [c["cause"] for c in emu.status_history(dm, asked.ts)] == ["set", "reply"]
+            answer = emu.messages(dm, thread_ts=asked.ts)[-1]
+            assert d.press_feedback(answer, positive=False, user_id=alice).status == 200
+            assert d.use_message_shortcut(answer, "turn_into_brief", user_id=alice).status == 200
+            step = d.run_workflow_step(
+                "generate_suggestions",
+                inputs={"brief": "Trail shoe", "channel": channel},
+                user_id=alice,
+            )
+            _until(lambda: emu.function_execution(step.function_execution_id)["state"] != "running")
+            outcome = emu.function_execution(step.function_execution_id)
+            assert outcome["state"] == "completed"
+            assert outcome["outputs"]["first_variant"] == "Trail shoe"
+            assert outcome["outputs"]["permalink"].startswith("https://emu.slack.com/archives/")
+            _until(lambda: "step" in seen)
+    assert seen == [
+        "tab:messages",
+        "dm:Social post for the trail shoe",
+        "feedback:down",
+        "shortcut:Variant 1",
+        "step",
+    ]

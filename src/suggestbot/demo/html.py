@@ -2,7 +2,9 @@
 
 The demo writes one so a person can see what the app posted without a Slack workspace; images
 are fetched once while their signed URLs are still valid and embedded as data URIs (the file
-holds no URL that could expire or leak).
+holds no URL that could expire or leak). Cards of a carousel stand side by side, feedback
+buttons show as their two labels, markdown blocks are rendered as markdown, and a thread whose
+app is still working ends with its status line.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ _STYLE = "".join(
         "img.block{max-width:360px;border-radius:6px;display:block;margin:6px 0}",
         ".eph{background:#f8f8fa;border-left:3px solid #999;padding:4px 8px;margin:4px 0}",
         "code{background:#f1f1f1;padding:0 3px;border-radius:3px}",
+        ".carousel{display:flex;gap:10px;overflow-x:auto;padding:4px 0}",
+        ".card{flex:0 0 220px;border:1px solid #ddd;border-radius:8px;padding:8px;background:#fff}",
+        ".card img.block{max-width:100%}",
+        ".card .title{font-weight:bold}",
+        ".card .subtitle{color:#616061;font-size:13px}",
+        ".btn.icon{border-radius:12px;padding:1px 8px}",
+        ".md h1,.md h2,.md h3{font-size:15px;margin:6px 0}",
+        ".md ul{margin:4px 0;padding-left:20px}",
+        ".status{color:#616061;font-style:italic;font-size:13px;padding:6px 0}",
     ]
 )
 
@@ -67,6 +78,8 @@ class Scene:
     messages: Sequence[Mapping[str, Any]] = ()
     replies: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
     ephemerals: Sequence[str] = ()
+    # thread root ts -> the status line shown under that thread (e.g. "is writing…")
+    statuses: Mapping[str, str] = field(default_factory=dict)
 
 
 def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
@@ -88,6 +101,42 @@ def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
     for line in out.split("\n"):
         lines.append(f"<blockquote>{line[5:]}</blockquote>" if line.startswith("&gt; ") else line)
     return "<br>".join(lines).replace("</blockquote><br>", "</blockquote>")
+
+
+def markdown_to_html(text: str) -> str:
+    """The subset of standard markdown a ``markdown`` block carries in practice: headings,
+    bullet lists, bold, italic, strikethrough, inline code, links; everything else is escaped
+    text."""
+    blocks: list[str] = []
+    items: list[str] = []
+
+    def inline(line: str) -> str:
+        out = html.escape(line)
+        out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
+        out = re.sub(r"\*\*([^*]+)\*\*|__([^_]+)__", lambda m: f"<b>{m[1] or m[2]}</b>", out)
+        out = re.sub(r"~~([^~]+)~~", r"<s>\1</s>", out)
+        out = re.sub(r"(?<![\w*])[*_]([^*_\n]+)[*_](?![\w*])", r"<i>\1</i>", out)
+        return re.sub(r"\[([^\]]+)\]\((https?://[^)\s]+)\)", r'<a href="\2">\1</a>', out)
+
+    def close_list() -> None:
+        if items:
+            blocks.append("<ul>" + "".join(f"<li>{i}</li>" for i in items) + "</ul>")
+            items.clear()
+
+    for line in text.split("\n"):
+        heading = re.match(r"(#{1,3}) (.*)", line)
+        bullet = re.match(r"[-*] (.*)", line)
+        if bullet:
+            items.append(inline(bullet.group(1)))
+            continue
+        close_list()
+        if heading:
+            level = len(heading.group(1))
+            blocks.append(f"<h{level}>{inline(heading.group(2))}</h{level}>")
+        elif line.strip():
+            blocks.append(inline(line) + "<br>")
+    close_list()
+    return '<div class="md">' + "".join(blocks) + "</div>"
 
 
 def _text(obj: Mapping[str, Any] | None, names: Mapping[str, str]) -> str:
@@ -126,7 +175,45 @@ def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[
         return "<div>" + "".join(buttons) + "</div>"
     if kind == "divider":
         return "<hr>"
+    if kind == "markdown":
+        return markdown_to_html(str(block.get("text", "")))
+    if kind == "card":
+        return _card(block, names, image)
+    if kind == "carousel":
+        cards = [_card(c, names, image) for c in block.get("elements") or []]
+        return '<div class="carousel">' + "".join(cards) + "</div>"
+    if kind == "context_actions":
+        return "<div>" + "".join(_context_action(e) for e in block.get("elements") or []) + "</div>"
     return ""
+
+
+def _button(element: Mapping[str, Any], css: str = "") -> str:
+    text = html.escape(str((element.get("text") or {}).get("text", "")))
+    return f'<span class="btn {css or element.get("style", "")}">{text}</span>'
+
+
+def _card(card: Mapping[str, Any], names: Mapping[str, str], image: Callable[[str], str]) -> str:
+    parts = ['<div class="card">']
+    hero = card.get("hero_image")
+    if isinstance(hero, Mapping) and hero.get("image_url"):
+        alt = html.escape(str(hero.get("alt_text", "")))
+        parts.append(f'<img class="block" src="{image(str(hero["image_url"]))}" alt="{alt}">')
+    for key in ("title", "subtitle", "body"):
+        if card.get(key):
+            parts.append(f'<div class="{key}">{_text(card[key], names)}</div>')
+    buttons = [_button(a) for a in card.get("actions") or [] if a.get("type") == "button"]
+    if buttons:
+        parts.append("<div>" + "".join(buttons) + "</div>")
+    return "".join(parts) + "</div>"
+
+
+def _context_action(element: Mapping[str, Any]) -> str:
+    if element.get("type") == "feedback_buttons":
+        return "".join(
+            _button(element.get(key) or {}, "icon")
+            for key in ("positive_button", "negative_button")
+        )
+    return _button(element, "icon")
 
 
 def _message(msg: Mapping[str, Any], names: Mapping[str, str], image: Callable[[str], str]) -> str:
@@ -166,9 +253,12 @@ def render_html(
         for msg in scene.messages:
             parts.append(_message(msg, names, image))
             thread = scene.replies.get(str(msg.get("ts")), ())
-            if thread:
+            status = scene.statuses.get(str(msg.get("ts")))
+            if thread or status:
                 parts.append("<div class='thread'>")
                 parts += [_message(r, names, image) for r in thread]
+                if status:
+                    parts.append(f"<div class='status'>suggestbot {html.escape(status)}</div>")
                 parts.append("</div>")
         for note in scene.ephemerals:
             parts.append(f"<div class='eph'>🔒 {mrkdwn_to_html(note, names)}</div>")

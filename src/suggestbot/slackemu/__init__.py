@@ -4,8 +4,11 @@
   files behind a real HTTP server that answers like Slack's Web API (strict Block Kit checks,
   scopes, ``not_in_channel``, faults on demand).
 - :class:`SlackDriver` — sends the app signed slash commands, events and interactions, and
-  acts like a person in the Slack client (fills modals by label, presses buttons by text)
-  and in a browser (installs the app through Slack's OAuth pages).
+  acts like a person in the Slack client (fills modals by label, presses buttons by text;
+  opens the app's Messages tab, picks suggested prompts, presses feedback buttons, uses
+  message shortcuts, runs workflow steps) and in a browser (installs the app through Slack's
+  OAuth pages). Given the app's manifest, the emulator and driver do only what Slack does for
+  that app (see ``manifest``).
 - :class:`SlackCloud` — several emulated workspaces behind one address, for apps installed
   in more than one.
 
@@ -27,6 +30,7 @@ from suggestbot.slackemu.results import (
     PostedMessage,
     RetriedDelivery,
     ViewSubmission,
+    WorkflowStep,
 )
 
 __all__ = [
@@ -50,4 +54,5 @@ __all__ = [
     "SlackDriver",
     "SlackEmulator",
     "ViewSubmission",
+    "WorkflowStep",
 ]

@@ -8,8 +8,9 @@ slackapi/java-slack-sdk issue #1017; views: "[ERROR] must be less than 25 charac
 [json-pointer:/view/title/text]"). The limits below are from Slack's Block Kit reference
 (docs.slack.dev/reference/block-kit): blocks, block elements, composition objects, views.
 
-Only the rules listed here are checked; an unknown block or element type is refused, since
-Slack refuses it too.
+Only the rules listed here (and, for the AI-app blocks ``card``, ``carousel`` and
+``context_actions``, in ``blockkit_agent``) are checked; an unknown block or element type is
+refused, since Slack refuses it too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import copy
 import itertools
 from collections.abc import Callable
 from typing import Any
+
+from suggestbot.slackemu import blockkit_agent
 
 MAX_MESSAGE_BLOCKS = 50
 MAX_VIEW_BLOCKS = 100
@@ -60,7 +63,10 @@ MAX_BLOCK_TEXT_PER_MESSAGE = 11_000
 KNOWN_BLOCKS = frozenset(
     {
         "actions",
+        "card",
+        "carousel",
         "context",
+        "context_actions",
         "divider",
         "file",
         "header",
@@ -156,23 +162,31 @@ def check_view(
     view: Any, *, slack_file_check: SlackFileCheck, image_url_check: ImageUrlCheck | None = None
 ) -> list[str]:
     """Check a modal or App Home view; returns ``[ERROR] …`` lines (empty when valid)."""
-    checker = _Checker(slack_file_check, image_url_check)
+    checker = _Checker(slack_file_check, image_url_check, surface="view")
     checker.view(view, "/view")
     return checker.errors
 
 
 def fill_ids(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Copy of ``blocks`` with the ``block_id``/``action_id`` Slack generates when omitted."""
+    """Copy of ``blocks`` with the ``block_id``/``action_id`` Slack generates when omitted.
+
+    A ``markdown`` block keeps no ``block_id`` at all, even one the app gave it: Slack turns
+    it into other blocks when it renders, so nothing may be keyed on it."""
     filled = copy.deepcopy(blocks)
     counter = itertools.count(1)
     for block in filled:
         if not isinstance(block, dict):
             continue
-        if "block_id" not in block:
-            block["block_id"] = f"b{next(counter)}{_digest(block)}"
-        for element in _interactive_elements(block):
-            if "action_id" not in element:
-                element["action_id"] = f"a{next(counter)}{_digest(element)}"
+        if block.get("type") == "markdown":
+            block.pop("block_id", None)
+            continue
+        cards = block.get("elements") if block.get("type") == "carousel" else None
+        for part in [block, *(c for c in cards or [] if isinstance(c, dict))]:
+            if "block_id" not in part:
+                part["block_id"] = f"b{next(counter)}{_digest(part)}"
+            for element in _interactive_elements(part):
+                if "action_id" not in element:
+                    element["action_id"] = f"a{next(counter)}{_digest(element)}"
     return filled
 
 
@@ -189,6 +203,7 @@ def _interactive_elements(block: dict[str, Any]) -> list[dict[str, Any]]:
         candidates.append(block["accessory"])
     if block.get("type") == "input" and isinstance(block.get("element"), dict):
         candidates.append(block["element"])
+    candidates.extend(blockkit_agent.interactive_elements(block))
     for element in candidates:
         if isinstance(element, dict) and element.get("type") not in (None, "image"):
             found.append(element)
@@ -197,8 +212,13 @@ def _interactive_elements(block: dict[str, Any]) -> list[dict[str, Any]]:
 
 class _Checker:
     def __init__(
-        self, slack_file_check: SlackFileCheck, image_url_check: ImageUrlCheck | None
+        self,
+        slack_file_check: SlackFileCheck,
+        image_url_check: ImageUrlCheck | None,
+        *,
+        surface: str = "message",
     ) -> None:
+        self.surface = surface
         self.errors: list[str] = []
         self._slack_file_check = slack_file_check
         self._image_url_check = image_url_check
@@ -256,7 +276,9 @@ class _Checker:
             self.fail("must provide an object", ptr)
             return
         btype = block.get("type")
-        if btype not in KNOWN_BLOCKS:
+        if btype not in KNOWN_BLOCKS or (
+            self.surface == "view" and btype in blockkit_agent.MESSAGE_ONLY_BLOCKS
+        ):
             self.fail(f"unsupported type: {btype}", f"{ptr}/type")
             return
         block_id = block.get("block_id")
@@ -345,6 +367,15 @@ class _Checker:
         if not text:
             self.fail("must be more than 0 characters", f"{ptr}/text")
         self.markdown_total += len(text)
+
+    def _block_card(self, block: dict[str, Any], ptr: str) -> None:
+        blockkit_agent.check_card(self, block, ptr)
+
+    def _block_carousel(self, block: dict[str, Any], ptr: str) -> None:
+        blockkit_agent.check_carousel(self, block, ptr)
+
+    def _block_context_actions(self, block: dict[str, Any], ptr: str) -> None:
+        blockkit_agent.check_context_actions(self, block, ptr)
 
     def _block_other(self, block: dict[str, Any], ptr: str) -> None:
         # rich_text, file, video: only the shared block_id rule is checked here.

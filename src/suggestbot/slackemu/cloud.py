@@ -120,7 +120,12 @@ class SlackCloud:
             secrets += [body_token, params.get("code"), params.get("refresh_token")]
         known = [s for s in secrets if isinstance(s, str) and s]
         return self._first(
-            lambda emu: any(s == emu.bot_token or emu.ws.oauth.knows(s) for s in known)
+            lambda emu: any(
+                s == emu.bot_token
+                or emu.ws.oauth.knows(s)
+                or emu.ws.function_executions.by_token(s) is not None
+                for s in known
+            )
         )
 
     def _by_team(self, team_id: str | None) -> SlackEmulator:

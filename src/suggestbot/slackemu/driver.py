@@ -23,8 +23,10 @@ from typing import Any
 import httpx
 
 from suggestbot.slackemu import blockkit, browser, forms, images, payloads, submission
+from suggestbot.slackemu.driver_surfaces import AgentSurfaces
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
+from suggestbot.slackemu.finding import find_button
 from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, UploadedFile, User
 from suggestbot.slackemu.results import (
     ACK_DEADLINE_S,
@@ -40,8 +42,11 @@ _FORM = "application/x-www-form-urlencoded"
 _JSON = "application/json"
 
 
-class SlackDriver:
+class SlackDriver(AgentSurfaces):
     """Talks to a Slack app at ``app_url`` exactly as Slack does, for one emulator.
+
+    The AI-app surfaces (Messages tab, suggested prompts, feedback buttons, message shortcuts,
+    workflow steps) come from :class:`AgentSurfaces`.
 
     Args:
         emu: the workspace the person acts in.
@@ -284,7 +289,7 @@ class SlackDriver:
                 )
             except ApiError as exc:
                 raise DriverError(f"cannot reply there: {exc.error}") from None
-            hears = BOT_USER_ID in channel.members
+            hears = BOT_USER_ID in channel.members and self._hears_messages_in(channel)
             event = payloads.message_event(
                 team_id=self.emu.team_id,
                 channel=channel,
@@ -329,7 +334,7 @@ class SlackDriver:
                 uploaded.shares[channel.id] = [dict(share)]
             files = [u.to_api(self._ws.base_url) for u in uploads]
             stored.files = files
-            hears = BOT_USER_ID in channel.members
+            hears = BOT_USER_ID in channel.members and self._hears_messages_in(channel)
             event = payloads.file_share_event(
                 team_id=self.emu.team_id,
                 channel=channel,
@@ -438,6 +443,18 @@ class SlackDriver:
         return self._press_in_message(message_or_view, text, user_id)
 
     def _press_in_message(self, message: Mapping[str, Any], text: str, user_id: str) -> AppResponse:
+        return self._act_on_message(
+            message, user_id, lambda blocks: self._button_action(*find_button(blocks, text=text))
+        )
+
+    def _act_on_message(
+        self,
+        message: Mapping[str, Any],
+        user_id: str,
+        choose: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    ) -> AppResponse:
+        """Send ``block_actions`` for the element ``choose`` picks from the message's blocks
+        (it returns the payload's action)."""
         channel_id, ts = message.get("channel"), message.get("ts")
         if not isinstance(channel_id, str) or not isinstance(ts, str):
             raise DriverError("pass a message from emu.messages() or emu.ephemerals()")
@@ -460,7 +477,7 @@ class SlackDriver:
                 full_message = stored.to_api(
                     include_metadata=False, parent_user=ws.parent_user(stored)
                 )
-            block, button = _find_button(blocks or [], text)
+            action = choose(blocks or [])
             container: dict[str, Any] = {
                 "type": "message",
                 "message_ts": ts,
@@ -475,7 +492,7 @@ class SlackDriver:
                 team_domain=self.emu.team_domain,
                 container=container,
                 trigger_id=ws.issue_trigger(user.id),
-                action=self._button_action(block, button),
+                action=action,
                 channel=channel,
                 message=full_message,
                 response_url=ws.issue_response_url(
@@ -495,7 +512,7 @@ class SlackDriver:
             user = ws.user(user_id)
             stored = self._own_view(view_id, user.id)
             view = stored.to_api()
-            block, button = _find_button(view["blocks"], text)
+            block, button = find_button(view["blocks"], text=text)
             payload = payloads.block_actions(
                 user=user,
                 team_id=self.emu.team_id,
@@ -606,6 +623,15 @@ class SlackDriver:
         return load
 
     # -- helpers -------------------------------------------------------------------------
+    def _subscribed(self, event: str) -> bool:
+        """Whether the app's manifest subscribes ``event`` (always, without a manifest)."""
+        manifest = self._ws.manifest
+        return manifest is None or manifest.subscribes(event)
+
+    def _hears_messages_in(self, channel: Channel) -> bool:
+        kinds = {"channel": "channels", "group": "groups", "im": "im"}
+        return self._subscribed(f"message.{kinds[channel.kind]}")
+
     def _person_in(self, user_id: str, channel_id: str) -> tuple[User, Channel]:
         try:
             user = self._ws.user(user_id)
@@ -652,23 +678,3 @@ def _ack_message(response: AppResponse) -> dict[str, Any]:
         if isinstance(answer, dict):
             return answer
     return {"text": response.body}
-
-
-def _find_button(blocks: list[dict[str, Any]], text: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    found: list[tuple[dict[str, Any], dict[str, Any]]] = []
-    labels: list[str] = []
-    for block in blocks:
-        candidates = list(block.get("elements") or []) if block.get("type") == "actions" else []
-        if isinstance(block.get("accessory"), dict):
-            candidates.append(block["accessory"])
-        for element in candidates:
-            if isinstance(element, dict) and element.get("type") == "button":
-                label = str(element.get("text", {}).get("text", ""))
-                labels.append(label)
-                if label == text:
-                    found.append((block, element))
-    if not found:
-        raise DriverError(f"no button {text!r}; buttons here: {labels!r}")
-    if len(found) > 1:
-        raise DriverError(f"{len(found)} buttons are labelled {text!r}")
-    return found[0]

@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from types import TracebackType
 from typing import Any
 
 from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.slackemu import transcript as _transcript
+from suggestbot.slackemu.assistant import StatusChange
 from suggestbot.slackemu.faults import Faults
+from suggestbot.slackemu.manifest import AppManifest
 from suggestbot.slackemu.methods import DEFAULT_SCOPES
 from suggestbot.slackemu.model import BOT_ID, BOT_USER_ID, RecordedCall, User
 from suggestbot.slackemu.oauth import AUTHORIZE_PATH, OAuthApp
@@ -40,7 +42,13 @@ class SlackEmulator:
             workspace issued it by an install (:meth:`register_app`). A random
             ``xoxb-emu-…`` token when omitted.
         scopes: the bot scopes the app's manifest grants; a method needing another one
-            answers ``missing_scope``.
+            answers ``missing_scope``. Default: the manifest's bot scopes when ``manifest`` is
+            given, else ``DEFAULT_SCOPES``.
+        manifest: the app's manifest (``manifest.yml`` parsed to a dict). With it the
+            emulator behaves as Slack does for that app: only subscribed events are
+            delivered, only declared message shortcuts and workflow steps exist, the Messages
+            tab is open or read-only as declared, and the AI-app methods follow the declared
+            ``agent_view``/``assistant_view``. Without it the driver delivers everything.
         team_id / team_domain: the workspace identity in payloads and permalinks.
         clock: monotonic seconds for trigger expiry, response_url expiry and rate windows.
         wall_clock: epoch seconds for message ``ts`` values.
@@ -53,7 +61,8 @@ class SlackEmulator:
         self,
         *,
         bot_token: str | None = None,
-        scopes: Collection[str] = DEFAULT_SCOPES,
+        scopes: Collection[str] | None = None,
+        manifest: Mapping[str, Any] | None = None,
         team_id: str = "T0EMU",
         team_domain: str = "emu",
         clock: Callable[[], float] = time.monotonic,
@@ -62,6 +71,9 @@ class SlackEmulator:
         check_image_urls: bool = False,
     ) -> None:
         self.bot_token = bot_token or f"xoxb-emu-{secrets.token_hex(12)}"
+        app_manifest = AppManifest.from_dict(manifest) if manifest is not None else None
+        if scopes is None:
+            scopes = app_manifest.bot_scopes if app_manifest is not None else DEFAULT_SCOPES
         self.ws = Workspace(
             team_id=team_id,
             team_domain=team_domain,
@@ -69,6 +81,7 @@ class SlackEmulator:
             scopes=scopes,
             clock=clock,
             wall_clock=wall_clock,
+            manifest=app_manifest,
         )
         self.ws.check_image_urls = check_image_urls
         self.faults = Faults(clock=clock)
@@ -338,6 +351,52 @@ class SlackEmulator:
     def view_transcript(self, user_id: str) -> str:
         view = self.current_view(user_id)
         return _transcript.view_transcript(view) if view else ""
+
+    # -- AI-app surfaces and workflow steps -----------------------------------------------
+    def thread_status(self, channel_id: str, thread_ts: str) -> dict[str, Any] | None:
+        """The status line a person sees under a thread now (None: none, cleared or lapsed)."""
+        with self.ws.lock:
+            shown = self.ws.assistant.current(
+                self._thread_key(channel_id, thread_ts), now=self.ws.clock()
+            )
+            return shown.to_dict() if shown else None
+
+    def status_history(self, channel_id: str, thread_ts: str) -> list[dict[str, Any]]:
+        """Every change of a thread's status line, oldest first (``cause``: set, cleared,
+        reply or lapsed; ``at`` on the emulator's clock)."""
+        with self.ws.lock:
+            changes: list[StatusChange] = self.ws.assistant.history(
+                self._thread_key(channel_id, thread_ts), now=self.ws.clock()
+            )
+            return [c.to_dict() for c in changes]
+
+    def suggested_prompts(
+        self, channel_id: str, thread_ts: str | None = None
+    ) -> dict[str, Any] | None:
+        """The prompts set for a Messages tab (``thread_ts`` None) or one of its threads."""
+        with self.ws.lock:
+            root = self._thread_key(channel_id, thread_ts)[1] if thread_ts else None
+            prompts = self.ws.assistant.prompts.get((channel_id, root))
+            return prompts.to_dict() if prompts else None
+
+    def thread_titles(self, channel_id: str, thread_ts: str) -> list[str]:
+        """Titles the app gave a thread, oldest first (the last one shows)."""
+        with self.ws.lock:
+            return list(self.ws.assistant.titles.get(self._thread_key(channel_id, thread_ts), []))
+
+    def function_executions(self) -> list[dict[str, Any]]:
+        """Every workflow step Slack started, oldest first, with its outcome (no tokens)."""
+        with self.ws.lock:
+            return [e.to_dict() for e in self.ws.function_executions.by_id.values()]
+
+    def function_execution(self, execution_id: str) -> dict[str, Any]:
+        with self.ws.lock:
+            return self.ws.function_executions.by_id[execution_id].to_dict()
+
+    def _thread_key(self, channel_id: str, thread_ts: str) -> tuple[str, str]:
+        stored = self.ws.messages.get(channel_id, {}).get(thread_ts)
+        root = stored.thread_ts if stored is not None and stored.thread_ts else thread_ts
+        return channel_id, root
 
     # -- interactions --------------------------------------------------------------------
     def issue_trigger(self, user_id: str) -> str:

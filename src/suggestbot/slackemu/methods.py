@@ -11,7 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from suggestbot.slackemu import api_chat, api_conversations, api_files, api_views
+from suggestbot.slackemu import (
+    api_assistant,
+    api_chat,
+    api_conversations,
+    api_files,
+    api_functions,
+    api_views,
+)
 from suggestbot.slackemu.args import Args
 from suggestbot.slackemu.workspace import Workspace
 
@@ -84,4 +91,13 @@ METHODS: dict[str, MethodSpec] = {
     "files.getUploadURLExternal": MethodSpec(api_files.get_upload_url, _needs("files:write")),
     "files.completeUploadExternal": MethodSpec(api_files.complete_upload, _needs("files:write")),
     "files.info": MethodSpec(api_files.files_info, _needs("files:read")),
+    # Slack's reference accepts assistant:write for setStatus "for the time being" and says it
+    # will soon take chat:write only; the emulator already takes only chat:write.
+    "assistant.threads.setStatus": MethodSpec(api_assistant.set_status, _needs("chat:write")),
+    "assistant.threads.setSuggestedPrompts": MethodSpec(
+        api_assistant.set_suggested_prompts, _needs("assistant:write")
+    ),
+    "assistant.threads.setTitle": MethodSpec(api_assistant.set_title, _needs("assistant:write")),
+    "functions.completeSuccess": MethodSpec(api_functions.complete_success, _needs()),
+    "functions.completeError": MethodSpec(api_functions.complete_error, _needs()),
 }

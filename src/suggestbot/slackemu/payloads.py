@@ -164,14 +164,20 @@ def rich_text_block(text: str) -> dict[str, Any]:
 
 
 def app_home_opened_event(
-    *, user_id: str, dm_channel_id: str, event_ts: str, view: dict[str, Any] | None
+    *,
+    user_id: str,
+    dm_channel_id: str,
+    event_ts: str,
+    view: dict[str, Any] | None,
+    tab: str = "home",
 ) -> dict[str, Any]:
-    # shape: Slack docs, events/app_home_opened ("view" only once a Home was published)
+    # shape: Slack docs, events/app_home_opened ("view" only once a Home was published;
+    # "tab" is "home" or "messages", and the Messages tab carries no view)
     event: dict[str, Any] = {
         "type": "app_home_opened",
         "user": user_id,
         "channel": dm_channel_id,
-        "tab": "home",
+        "tab": tab,
         "event_ts": event_ts,
     }
     if view is not None:
@@ -292,6 +298,58 @@ def block_suggestion(
         "enterprise": None,
         "is_enterprise_install": False,
         "view": view,
+    }
+
+
+def message_action(
+    *,
+    user: User,
+    team_id: str,
+    team_domain: str,
+    channel: Channel,
+    callback_id: str,
+    trigger_id: str,
+    response_url: str,
+    message: dict[str, Any],
+    action_ts: str,
+) -> dict[str, Any]:
+    # shape: bolt-python tests/scenario_tests/test_shortcut.py (message shortcut body) and
+    # Slack docs, "Message shortcuts" payload (message_ts and the whole message).
+    return {
+        "type": "message_action",
+        "token": VERIFICATION_TOKEN,
+        "action_ts": action_ts,
+        "team": team_ref(team_id, team_domain),
+        "user": user_ref(user),
+        "channel": {"id": channel.id, "name": "directmessage" if channel.is_im else channel.name},
+        "is_enterprise_install": False,
+        "enterprise": None,
+        "callback_id": callback_id,
+        "trigger_id": trigger_id,
+        "message_ts": message["ts"],
+        "message": message,
+        "response_url": response_url,
+    }
+
+
+def function_executed_event(
+    *,
+    function: dict[str, Any],
+    inputs: dict[str, Any],
+    function_execution_id: str,
+    workflow_execution_id: str,
+    event_ts: str,
+    bot_access_token: str,
+) -> dict[str, Any]:
+    # shape: Slack docs, events/function_executed (event wrapper and event structure)
+    return {
+        "type": "function_executed",
+        "function": function,
+        "inputs": inputs,
+        "function_execution_id": function_execution_id,
+        "workflow_execution_id": workflow_execution_id,
+        "event_ts": event_ts,
+        "bot_access_token": bot_access_token,
     }
 
 

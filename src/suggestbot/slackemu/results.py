@@ -56,3 +56,11 @@ class ViewSubmission:
     errors_by_block_id: dict[str, str] = field(default_factory=dict)
     view: dict[str, Any] | None = None  # the modal on top afterwards (None: all closed)
     problem: str | None = None  # what Slack would show instead ("timeout", …)
+
+
+@dataclass(frozen=True)
+class WorkflowStep:
+    """A workflow step Slack started: its execution id and the app's answer to the event."""
+
+    function_execution_id: str
+    delivery: AppResponse

@@ -4,14 +4,17 @@ in Slack would read them.
 A message with blocks is read through its blocks (the top-level ``text`` is only the
 notification fallback, which people do not see in the channel); sections and their fields,
 headers, context lines, buttons as ``[Text]``, images as ``[image: alt text]``, files as
-``[file: name]``. Thread roots end with their reply count.
+``[file: name]``. Thread roots end with their reply count. Cards read as ``[card] title ·
+subtitle`` with their body, image and buttons beneath (``[card 2/3]`` inside a carousel),
+feedback buttons as their two labels, and a thread whose app is working ends with the status
+line a person sees under it (``[status] suggestbot is writing… (Picking images)``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.slackemu.model import Ephemeral, StoredMessage
+from suggestbot.slackemu.model import BOT_NAME, Ephemeral, StoredMessage
 from suggestbot.slackemu.workspace import Workspace
 
 _INDENT = "    "
@@ -27,12 +30,23 @@ def channel_transcript(ws: Workspace, channel_id: str, *, thread_ts: str | None 
             if message.replies:
                 count = len(message.replies)
                 lines.append(f"{_INDENT}[{count} {'reply' if count == 1 else 'replies'}]")
+            lines += [_INDENT + s for s in _status_lines(ws, channel.id, message.ts)]
         return "\n".join(lines)
     root_ts = ws.thread_root_ts(channel.id, thread_ts)
-    lines = [f"Thread in {title}"]
+    titles = ws.assistant.titles.get((channel.id, root_ts))
+    lines = [f"Thread in {title}" + (f" — {titles[-1]}" if titles else "")]
     for message in ws.thread(channel.id, root_ts):
         lines += _message_lines(ws, message)
+    lines += _status_lines(ws, channel.id, root_ts)
     return "\n".join(lines)
+
+
+def _status_lines(ws: Workspace, channel_id: str, root_ts: str) -> list[str]:
+    shown = ws.assistant.current((channel_id, root_ts), now=ws.clock())
+    if shown is None:
+        return []
+    loading = f" ({' · '.join(shown.loading_messages)})" if shown.loading_messages else ""
+    return [f"[status] {BOT_NAME} {shown.status}{loading}"]
 
 
 def ephemeral_transcript(ws: Workspace, user_id: str, channel_id: str | None = None) -> str:
@@ -143,7 +157,37 @@ def _block_lines(block: dict[str, Any]) -> list[str]:
         return _text_lines(_rich_text(block))
     if btype == "markdown":
         return _text_lines(str(block.get("text", "")))
+    if btype == "card":
+        return _card_lines(block, "[card]")
+    if btype == "carousel":
+        cards = [c for c in block.get("elements") or [] if isinstance(c, dict)]
+        lines = []
+        for index, card in enumerate(cards, start=1):
+            lines += _card_lines(card, f"[card {index}/{len(cards)}]")
+        return lines
+    if btype == "context_actions":
+        return [" ".join(_context_action(e) for e in block.get("elements") or [])]
     return [f"[{btype}]"]
+
+
+def _card_lines(card: dict[str, Any], label: str) -> list[str]:
+    heading = " · ".join(_text(card[k]) for k in ("title", "subtitle") if card.get(k))
+    lines = [f"{label} {heading}".rstrip()]
+    body = _text_lines(_text(card["body"])) if card.get("body") else []
+    extras = [_element(card["hero_image"])] if isinstance(card.get("hero_image"), dict) else []
+    extras += [_element(a) for a in card.get("actions") or [] if isinstance(a, dict)]
+    if extras:
+        body.append(" ".join(extras))
+    return lines + [f"{_INDENT}{line}" for line in body]
+
+
+def _context_action(element: dict[str, Any]) -> str:
+    if element.get("type") == "feedback_buttons":
+        return " ".join(
+            f"[{_text((element.get(k) or {}).get('text'))}]"
+            for k in ("positive_button", "negative_button")
+        )
+    return f"[{_text(element.get('text'))}]"
 
 
 def _element(element: dict[str, Any]) -> str:

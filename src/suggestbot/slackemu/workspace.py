@@ -15,8 +15,11 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from suggestbot.slackemu import blockkit
+from suggestbot.slackemu.assistant import AssistantState
 from suggestbot.slackemu.errors import ApiError
+from suggestbot.slackemu.functions import RUNNING, FunctionExecutions
 from suggestbot.slackemu.ids import IdFactory, TsClock
+from suggestbot.slackemu.manifest import AppManifest
 from suggestbot.slackemu.model import (
     BOT_NAME,
     BOT_USER_ID,
@@ -50,6 +53,7 @@ class Workspace:
         scopes: Collection[str],
         clock: Callable[[], float],
         wall_clock: Callable[[], float] = time.time,
+        manifest: AppManifest | None = None,
     ) -> None:
         self.team_id = team_id
         self.team_domain = team_domain
@@ -73,6 +77,10 @@ class Workspace:
         self.response_urls: dict[str, ResponseUrl] = {}
         self.warnings: list[str] = []
         self.oauth = OAuthState()
+        # The app's manifest when the test gave one: events, shortcuts, functions, AI views.
+        self.manifest = manifest
+        self.assistant = AssistantState()
+        self.function_executions = FunctionExecutions()
         self.bot_token_revoked = False
         self.check_image_urls = False
         # url -> why Slack could not download it; filled per request before the lock is taken
@@ -85,6 +93,12 @@ class Workspace:
         if token == self.bot_token:
             revoked = self.oauth.uninstalled or self.bot_token_revoked
             return "token_revoked" if revoked else None
+        execution = self.function_executions.by_token(token)
+        if execution is not None:
+            if self.oauth.uninstalled or self.bot_token_revoked:
+                return "token_revoked"
+            # A step's token lives only until the step completes.
+            return None if execution.state == RUNNING else "token_expired"
         if token not in self.oauth.tokens:
             return "invalid_auth"
         return self.oauth.token_problem(token, now=self.clock())
@@ -236,6 +250,9 @@ class Workspace:
             root.replies.append(ts)
             if user not in root.reply_users:
                 root.reply_users.append(user)
+            if bot:
+                # The app's reply in a thread, however posted, takes the place of its status.
+                self.assistant.app_replied((channel.id, root_ts), now=self.clock())
         return stored
 
     def parent_user(self, stored: StoredMessage) -> str | None:
