@@ -51,15 +51,21 @@ def register(app: App, deps: Deps) -> None:
         # a command it had an answer for, so a crash right after the ack must not lose it.
         recorded = brief.record_quick_brief(deps, body)
         ack()
-        where = {
-            "user_id": body["user_id"],
-            "channel_id": body.get("channel_id"),
-            "response_url": body.get("response_url"),
-        }
-        if recorded is not None:
-            in_background(deps, brief.launch, deps, recorded, body.get("response_url"), **where)
-            return
-        in_background(deps, route, deps, body, **where)
+        response_url = body.get("response_url")
+
+        def work() -> None:
+            if recorded is not None:
+                brief.launch(deps, recorded, response_url)
+            else:
+                route(deps, body)
+
+        in_background(
+            deps,
+            work,
+            user_id=body["user_id"],
+            channel_id=body.get("channel_id"),
+            response_url=response_url,
+        )
 
 
 def route(deps: Deps, body: dict[str, Any]) -> None:
