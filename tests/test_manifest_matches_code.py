@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from suggestbot.slackapp import manifest
-from suggestbot.slackapp.listeners.commands import COMMAND
+from suggestbot.slackapp.listeners.commands.suggest import COMMAND
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "suggestbot"

@@ -21,6 +21,8 @@ from suggestbot.flows import yours
 from suggestbot.flows.deps import Deps
 from suggestbot.logs import register_secret
 from suggestbot.store.records import LinkedUser, user_key
+from suggestbot.ui.blocks.modals import build_connect_modal
+from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 
@@ -108,3 +110,23 @@ def is_linked(deps: Deps, *, team_id: str, user_id: str) -> bool:
     token = deps.auto_link(team_id, user_id)
     linked = verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
     return linked is LinkResult.LINKED
+
+
+def open_connect_modal(
+    deps: Deps,
+    *,
+    trigger_id: str,
+    user_id: str,
+    held_id: str = "",
+    channel_id: str | None = None,
+    response_url: str | None = None,
+) -> None:
+    """The connect modal. Where the user was (channel, response_url) travels with it, so the
+    outcome can be told to them there once the token has been checked; ``held_id`` names what
+    they typed before they had an account, to resend once linked."""
+    lang = deps.lang_of(user_id)
+    context = {"held": held_id, "channel": channel_id, "response_url": response_url}
+    metadata = dump_metadata({k: v for k, v in context.items() if v})
+    deps.slack.views_open(
+        trigger_id=trigger_id, view=build_connect_modal(lang=lang, private_metadata=metadata)
+    )

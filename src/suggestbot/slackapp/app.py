@@ -9,7 +9,7 @@ from slack_sdk import WebClient
 
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import ContextExecutor
-from suggestbot.slackapp.listeners import register_all, revocation
+from suggestbot.slackapp.listeners import register_all, register_one_workspace
 
 if TYPE_CHECKING:
     from suggestbot.slackapp.tenancy import Tenancy
@@ -48,7 +48,7 @@ def build_app(
     if tenancy is not None:
         tenancy.register(app, deps)
     else:
-        # An OAuth install's own listeners handle these (and delete the installation).
-        revocation.register(app, deps)
+        # An OAuth install's own listeners handle uninstalls (and delete the installation).
+        register_one_workspace(app, deps)
     register_all(app, deps)
     return app

@@ -43,7 +43,7 @@ from suggestbot.installations.tokens import (
 )
 from suggestbot.logs import register_secret
 from suggestbot.slackapp.http import INSTALL_PATH, REDIRECT_PATH
-from suggestbot.slackapp.listeners import installations as listeners
+from suggestbot.slackapp.listeners import register_many_workspaces
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.store import Store, TokenVault
 
@@ -169,7 +169,9 @@ class Tenancy:
         }
 
     def register(self, app: App, deps: Deps) -> None:
-        listeners.register(app, deps, installations=self.installations, contents=self.contents)
+        register_many_workspaces(
+            app, deps, installations=self.installations, contents=self.contents
+        )
 
     def home_extras(self, deps: Deps) -> Callable[[str, str, str], list[dict[str, Any]]]:
         """The App Home hook: workspace settings for admins."""

@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
-SUBCOMMANDS = (
-    "help",
-    "connect",
-    "disconnect",
-    "status",
-    "brief",
-    "draft",
-    "inspire",
-    "digest",
-    "threads",
-    "runs",
-)
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.digests import QUIET
 
 
 def parse_command(text: str | None) -> tuple[str, str]:
@@ -91,3 +81,89 @@ def load_metadata(raw: str | None) -> dict[str, Any]:
 
 def dump_metadata(data: dict[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"))
+
+
+# -- interactions (block_actions, view_submission) ----------------------------------------------
+
+
+class ButtonPlace(NamedTuple):
+    """Where a pressed button sits: its channel, its thread's root and its own message."""
+
+    channel: str | None
+    thread_ts: str | None
+    message_ts: str | None
+
+
+def action_value(body: dict[str, Any]) -> str:
+    """The ``value`` of the button pressed (``""`` when it has none)."""
+    actions = body.get("actions") or [{}]
+    return str(actions[0].get("value") or "")
+
+
+def pressed_action_id(body: dict[str, Any]) -> str:
+    """The ``action_id`` of the button pressed (``""`` when there is none)."""
+    actions = body.get("actions") or [{}]
+    return str(actions[0].get("action_id") or "")
+
+
+def button_place(body: dict[str, Any]) -> ButtonPlace:
+    """Where the pressed button sits. A message in the channel has no ``thread_ts``: it is then
+    its own thread's root. An ephemeral message comes without ``channel`` or ``message``, so
+    the container is read first."""
+    container = body.get("container") or {}
+    channel = (body.get("channel") or {}).get("id") or container.get("channel_id")
+    message = body.get("message") or {}
+    message_ts = container.get("message_ts") or message.get("ts")
+    thread_ts = container.get("thread_ts") or message.get("thread_ts") or message_ts
+    return ButtonPlace(channel, thread_ts, message_ts)
+
+
+def acting_user(body: dict[str, Any]) -> tuple[str, str]:
+    """``(team id, user id)`` of the person who pressed or submitted."""
+    user = body["user"]
+    return str(user.get("team_id") or (body.get("team") or {}).get("id") or ""), str(user["id"])
+
+
+def workspace_of(body: dict[str, Any]) -> str:
+    """The workspace an interaction came from (the app's workspace, which in an Enterprise Grid
+    org may differ from the person's home team)."""
+    user = body.get("user") or {}
+    return str((body.get("team") or {}).get("id") or user.get("team_id") or "")
+
+
+def delivery_person(body: dict[str, Any]) -> tuple[str, str | None]:
+    """``(user id, channel id)`` of any delivery that starts work: an interaction carries them
+    at the top, an event inside ``event``."""
+    event = body.get("event") or {}
+    user_id = str((body.get("user") or {}).get("id") or event.get("user") or "")
+    channel = (body.get("channel") or {}).get("id") or event.get("channel")
+    return user_id, channel
+
+
+def submitted_view(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The view of a ``view_submission``, or None for any other delivery."""
+    view = body.get("view") if body.get("type") == "view_submission" else None
+    return view if isinstance(view, dict) else None
+
+
+def _first_element(view: dict[str, Any], block_id: str) -> dict[str, Any]:
+    for action in (view.get("state") or {}).get("values", {}).get(block_id, {}).values():
+        return dict(action)
+    return {}
+
+
+def digest_form(view: dict[str, Any]) -> dict[str, Any]:
+    """The "add digest" modal's values: ids of the choices, ``time`` as picked, ``tz`` as
+    typed, weekday numbers, and whether an unchanged set stays quiet."""
+    segment = _first_element(view, ids.INPUT_DIGEST_SEGMENT).get("selected_option") or {}
+    use_case = _first_element(view, ids.INPUT_DIGEST_USE_CASE).get("selected_option") or {}
+    quiet = _first_element(view, ids.INPUT_DIGEST_QUIET).get("selected_option") or {}
+    days = _first_element(view, ids.INPUT_DIGEST_WEEKDAYS).get("selected_options") or []
+    return {
+        "segment_id": segment.get("value"),
+        "use_case_id": use_case.get("value"),
+        "time": str(_first_element(view, ids.INPUT_DIGEST_TIME).get("selected_time") or ""),
+        "tz": str(_first_element(view, ids.INPUT_DIGEST_TZ).get("value") or "").strip(),
+        "weekdays": sorted({int(o["value"]) for o in days if str(o.get("value")).isdigit()}),
+        "quiet": quiet.get("value") == QUIET,
+    }

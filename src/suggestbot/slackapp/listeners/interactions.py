@@ -26,7 +26,9 @@ from typing import Any
 from suggestbot.flows import interactions
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import current_team, team_scope
+from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.store import VaultError
+from suggestbot.ui.payloads import delivery_person, pressed_action_id
 from suggestbot.ui.replies import thread_reply
 
 log = logging.getLogger(__name__)
@@ -75,8 +77,7 @@ def kind_of(body: dict[str, Any], *, bot_user_id: str | None) -> str | None:
         name = f"view:{(body.get('view') or {}).get('callback_id')}"
         return name if name in _WORK else None
     if kind == "block_actions":
-        actions = body.get("actions") or [{}]
-        action_id = str(actions[0].get("action_id") or "")
+        action_id = pressed_action_id(body)
         if f"action:{action_id}" in _WORK:
             return f"action:{action_id}"
         for pattern, name in _ACTION_PATTERNS:
@@ -151,14 +152,7 @@ def _what(key: str) -> str:
 def _hand_over(
     deps: Deps, key: str, work: Work, body: dict[str, Any], team: str | None, bot: str | None
 ) -> None:
-    # Imported here: background reports failures with the notice builders, which import more
-    # of the listeners' world than this module needs at import time.
-    from suggestbot.slackapp.listeners.background import in_background
-
-    user = body.get("user") or {}
-    event = body.get("event") or {}
-    user_id = str(user.get("id") or event.get("user") or "")
-    channel = (body.get("channel") or {}).get("id") or event.get("channel")
+    user_id, channel = delivery_person(body)
     with team_scope(team):
         interactions.enter(key)
         try:

@@ -68,6 +68,22 @@ def build_info_modal(*, lang: str, title_key: str, text: str) -> dict[str, Any]:
     ).to_dict()
 
 
+def build_brief_loading_modal(*, lang: str) -> dict[str, Any]:
+    """The brief modal opened at once (a trigger lives 3 seconds) while the catalogue of
+    segments and use cases is still loading; it is updated in place when it arrives."""
+    return _brief_modal_saying(lang=lang, key="brief.loading")
+
+
+def _brief_modal_saying(*, lang: str, key: str) -> dict[str, Any]:
+    return View(
+        type="modal",
+        callback_id=ids.VIEW_BRIEF,
+        title=t("brief.title", lang),
+        close=t("brief.cancel", lang),
+        blocks=[SectionBlock(text=PlainTextObject(text=t(key, lang)))],
+    ).to_dict()
+
+
 def build_brief_modal(
     *,
     lang: str,
@@ -90,13 +106,7 @@ def build_brief_modal(
             modal then says so instead of offering a text input.
     """
     if not segments or not use_cases:
-        return View(
-            type="modal",
-            callback_id=ids.VIEW_BRIEF,
-            title=t("brief.title", lang),
-            close=t("brief.cancel", lang),
-            blocks=[SectionBlock(text=PlainTextObject(text=t("brief.no_segments", lang)))],
-        ).to_dict()
+        return _brief_modal_saying(lang=lang, key="brief.no_segments")
     segment_options = [_option(i, n) for i, n in segments[:SELECT_OPTIONS_MAX]]
     use_case_options = [_option(i, n) for i, n in use_cases[:SELECT_OPTIONS_MAX]]
     variant_options = [_option(str(n), str(n)) for n in (1, 2, 3)]

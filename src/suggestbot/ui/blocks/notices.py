@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from slack_sdk.models.blocks import ActionsBlock, Block, ButtonElement, HeaderBlock, SectionBlock
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
+from suggestbot.store.records import LinkedUser
+from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
 from suggestbot.ui.blocks.text import split_text
 from suggestbot.ui.messages import t
@@ -31,6 +33,106 @@ def build_notice(*, lang: str, text: str, buttons: Sequence[Button] = ()) -> Mes
             )
         )
     return Message(text=text, blocks=[b.to_dict() for b in blocks])
+
+
+def build_failure_notice(*, lang: str, ref: str) -> Message:
+    """Work after the ack failed: the user gets the short reference the log line carries."""
+    return build_notice(lang=lang, text=t("error.generic", lang, ref=ref))
+
+
+def build_unknown_subcommand(*, lang: str, sub: str) -> Message:
+    """``/suggest <word>`` with a word it does not know: say so, then the help."""
+    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=sub))
+
+
+def build_connect_needed(*, lang: str, held_id: str) -> Message:
+    """An unlinked person's brief was kept (``held_id``): connect, then resend it."""
+    return build_notice(
+        lang=lang,
+        text=t("connect.needed", lang),
+        buttons=[
+            Button("connect.button", ids.ACTION_CONNECT, f"held:{held_id}", "primary"),
+            Button("button.resend", ids.ACTION_RESEND, held_id),
+        ],
+    )
+
+
+def build_connect_first(*, lang: str) -> Message:
+    """A command that needs a linked account, from someone without one."""
+    return build_notice(
+        lang=lang,
+        text=t("lists.connect", lang),
+        buttons=[Button("connect.button", ids.ACTION_CONNECT, "command", "primary")],
+    )
+
+
+def build_connect_outcome(
+    *, lang: str, problem: str | None, held_id: str | None = None, held_reply: bool = False
+) -> Message:
+    """What became of a connect submission checked after its ack.
+
+    Args:
+        problem: None when the account is linked, else why not (``rejected``,
+            ``unreachable``, ``empty``: the field errors of the connect modal).
+        held_id: the kept brief or reply to offer again (Resend once linked, or Connect again).
+        held_reply: the kept text is a reply in a thread, not a brief.
+    """
+    if problem is None:
+        if held_id is None:
+            return build_notice(lang=lang, text=t("connect.done", lang))
+        text = t("refine.held_ready" if held_reply else "connect.held_ready", lang)
+        return build_notice(
+            lang=lang,
+            text=text,
+            buttons=[Button("button.resend", ids.ACTION_RESEND, held_id, "primary")],
+        )
+    again = f"held:{held_id}" if held_id is not None else "again"
+    return build_notice(
+        lang=lang,
+        text=f":warning: {t(f'connect.{problem}', lang)}",
+        buttons=[Button("connect.button", ids.ACTION_CONNECT, again, "primary")],
+    )
+
+
+def build_disconnected(*, lang: str, removed: bool) -> Message:
+    """``/suggest disconnect``: whether a link was removed."""
+    key = "disconnect.done" if removed else "disconnect.none"
+    return build_notice(lang=lang, text=t(key, lang))
+
+
+def build_link_status(
+    *, lang: str, link: LinkedUser | None, embedded: bool, service_up: bool
+) -> Message:
+    """``/suggest status``: the person's link, then the workspace's service."""
+    if link is None:
+        lines = [t("status.unlinked", lang)]
+    elif link.state == "expired" and link.expired_reason == "unreadable":
+        lines = [t("status.unreadable", lang)]
+    elif link.state == "expired":
+        lines = [t("status.expired", lang, since=_date(link.expired_at or link.linked_at))]
+    else:
+        lines = [t("status.linked", lang, since=_date(link.linked_at))]
+    if service_up:
+        mode = t("status.mode_embedded" if embedded else "status.mode_service", lang)
+        lines.append(t("status.workspace_ok", lang, mode=mode))
+    else:
+        lines.append(t("status.workspace_down", lang))
+    return build_notice(lang=lang, text="\n".join(lines))
+
+
+def _date(epoch: float) -> str:
+    """A date Slack shows in the reader's own time zone."""
+    return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{int(epoch)}>"
+
+
+def build_held_gone(*, lang: str, days: int) -> Message:
+    """Resend pressed for kept text that has since been deleted."""
+    return build_notice(lang=lang, text=t("held.gone", lang, days=days))
+
+
+def build_only_author(*, lang: str, author: str) -> Message:
+    """A button on someone else's brief that only its author may press."""
+    return build_notice(lang=lang, text=t("error.only_author", lang, user=author))
 
 
 def build_help(*, lang: str, intro: str | None = None) -> Message:

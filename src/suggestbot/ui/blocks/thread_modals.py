@@ -31,6 +31,17 @@ THREAD_NAME_INPUT_MAX = 150
 SUBJECT_INPUT_MAX = 250
 
 
+def refine_note(*, lang: str, variant: int | None, newest_turn: int | None) -> str | None:
+    """What the Refine… modal says it refines, when that is not plain: ``variant`` N of a set
+    (the thread then continues from it), else the ``newest_turn`` when an older one was
+    pressed (threads do not branch)."""
+    if variant:
+        return t("refine.note_variant", lang, n=variant)
+    if newest_turn is not None:
+        return t("refine.note_newest", lang, n=newest_turn)
+    return None
+
+
 def build_refine_modal(
     *, lang: str, private_metadata: str, with_image: bool, note: str | None = None
 ) -> dict[str, Any]:

@@ -3,8 +3,8 @@
 Both events are subscribed for every install (manifest.yml). Unanswered, Slack counts each as a
 failed delivery and retries it; unhandled, the app would go on polling runs and sending digests
 with a token that no longer works. A multi-workspace (OAuth) install registers its own
-listeners instead (:mod:`suggestbot.slackapp.listeners.installations`), which also delete the stored
-installation.
+listeners instead (:mod:`suggestbot.slackapp.listeners.events.uninstall`), which also delete
+the stored installation.
 
 - ``app_uninstalled``: the workspace's work stops (runs in flight failed, digests paused,
   watches dropped) and its people's links to the service are removed, as in OAuth mode.

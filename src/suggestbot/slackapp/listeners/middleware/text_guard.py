@@ -18,16 +18,8 @@ from slack_bolt import App, BoltResponse
 
 from suggestbot.contentapi import is_invalid_text
 from suggestbot.flows.deps import Deps
-from suggestbot.ui.blocks import ids
-from suggestbot.ui.messages import t
-from suggestbot.ui.payloads import view_values
-
-# The brief and a thread name keep the wording their own checks give for control characters;
-# every other input gets the general one.
-_KEYS = {
-    ids.INPUT_BRIEF: "brief.input_invalid_encoding",
-    ids.INPUT_THREAD_NAME: "rename.thread_name_not_plain_text",
-}
+from suggestbot.ui import field_errors
+from suggestbot.ui.payloads import submitted_view, view_values
 
 
 def invalid_inputs(view: dict[str, Any]) -> list[str]:
@@ -42,14 +34,14 @@ def invalid_inputs(view: dict[str, Any]) -> list[str]:
 def register(app: App, deps: Deps) -> None:
     @app.middleware
     def refuse_invalid_text(body: dict[str, Any], next: Callable[[], None]) -> BoltResponse | None:
-        view = body.get("view") if body.get("type") == "view_submission" else None
-        blocks = invalid_inputs(view) if isinstance(view, dict) else []
+        view = submitted_view(body)
+        blocks = invalid_inputs(view) if view is not None else []
         if not blocks:
             next()
             return None
         user = body.get("user") or {}
         lang = deps.lang_of(str(user.get("id") or "")) if isinstance(user, dict) else "en"
-        errors = {b: t(_KEYS.get(b, "input.invalid_encoding"), lang) for b in blocks}
+        errors = field_errors.invalid_text(block_ids=blocks, lang=lang)
         answer = {"response_action": "errors", "errors": errors}
         return BoltResponse(
             status=200, body=json.dumps(answer), headers={"content-type": "application/json"}

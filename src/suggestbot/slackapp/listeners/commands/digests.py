@@ -1,4 +1,4 @@
-"""``/suggest digest add|list|remove|pause|resume|preview [id]``."""
+"""``/suggest digest add|list|remove|pause|resume|preview [id]``: a channel's daily digests."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from slack_sdk.errors import SlackApiError
 from suggestbot.flows import digests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import Asker
-from suggestbot.slackapp.listeners.commands.inspire import asker_of
+from suggestbot.slackapp.listeners import askers
 from suggestbot.ui.blocks.digests import build_digest_modal
 from suggestbot.ui.payloads import dump_metadata
 
@@ -20,10 +20,11 @@ log = logging.getLogger(__name__)
 DEFAULT_TZ = "UTC"
 
 
-def handle(deps: Deps, body: dict[str, Any], rest: str) -> None:
+def digest(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    """Route ``/suggest digest <word> [id]`` (no word: the list)."""
     sub, _, arg = rest.strip().partition(" ")
     action = _ACTIONS.get(sub.lower() or "list")
-    asker = asker_of(body)
+    asker = askers.from_command(body)
     if action is None:
         digests.say(deps, asker, "digest.usage", sub=sub)
         return

@@ -1,0 +1,96 @@
+"""Ack, then work: the one way a listener hands work over.
+
+Slack wants an answer within 3 seconds, so a listener acks first (after recording what must
+not be lost, see ``listeners.interactions``) and leaves the work to :func:`in_background`: on
+a bounded pool, with every error logged and shown to the user. A button needs nothing more
+than that, so :func:`on_button` registers the whole pattern in one line.
+
+When the work carries out a recorded interaction, the record is finished once the work has
+ended, whether it succeeded or told the user it failed: only a process that died in between
+leaves it for the next start.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from slack_bolt import Ack, App
+
+from suggestbot.flows import interactions, slackio
+from suggestbot.flows.deps import Deps
+from suggestbot.ui.blocks.notices import build_failure_notice
+from suggestbot.ui.payloads import button_place
+
+log = logging.getLogger(__name__)
+
+# What a button starts after its ack: ``work(deps, body)``.
+ButtonWork = Callable[[Deps, dict[str, Any]], None]
+
+
+def in_background(
+    deps: Deps,
+    fn: Callable[..., Any],
+    *args: Any,
+    user_id: str,
+    channel_id: str | None,
+    response_url: str | None = None,
+) -> None:
+    """Run ``fn(*args)`` off the listener thread. A failure is logged with a short reference,
+    and the user is told (ephemerally) with the same reference, never a traceback."""
+    recorded = interactions.current()
+
+    def work() -> None:
+        try:
+            fn(*args)
+        except Exception:
+            ref = uuid.uuid4().hex[:8]
+            log.exception("background work failed (reference %s)", ref)
+            try:
+                slackio.notify(
+                    deps,
+                    user_id=user_id,
+                    channel_id=channel_id or user_id,
+                    message=build_failure_notice(lang=deps.lang_of(user_id), ref=ref),
+                    response_url=response_url,
+                )
+            except Exception:
+                log.exception("could not tell user %s about failure %s", user_id, ref)
+
+    def run() -> None:
+        if recorded is not None:
+            deps.crash_point("interaction_acked")  # recorded and acked, nothing done yet
+        work()
+        if recorded is not None and deps.deliveries is not None:
+            deps.deliveries.finish(recorded)
+
+    if deps.background is None:
+        run()
+    else:
+        deps.background.submit(run)
+
+
+def on_button(app: App, *, deps: Deps, action: str | re.Pattern[str], work: ButtonWork) -> None:
+    """Ack each press of ``action`` (an ``action_id``, or a pattern of numbered ones) and run
+    ``work(deps, body)`` in the background.
+
+    A press that starts work is also given to ``interactions.on_action``, so that it is
+    recorded before the ack and carried out after a crash; one that only opens a modal is not
+    (its trigger expires: the person presses again).
+    """
+
+    @app.action(action)
+    def pressed(ack: Ack, body: dict[str, Any]) -> None:
+        ack()
+        in_background(
+            deps,
+            work,
+            deps,
+            body,
+            user_id=body["user"]["id"],
+            channel_id=button_place(body).channel,
+            response_url=body.get("response_url"),
+        )

@@ -1,0 +1,32 @@
+"""Buttons on the App Home tab: [Disconnect] and [Refresh]."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from slack_bolt import App
+
+from suggestbot.flows import home, linking
+from suggestbot.flows.deps import Deps
+from suggestbot.slackapp.listeners import interactions
+from suggestbot.slackapp.listeners.ack import on_button
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.payloads import acting_user
+
+
+def register(app: App, deps: Deps) -> None:
+    on_button(app, deps=deps, action=ids.ACTION_HOME_DISCONNECT, work=_disconnect)
+    on_button(app, deps=deps, action=ids.ACTION_HOME_REFRESH, work=_refresh)
+    # Starts work: recorded before the ack, carried out after a crash.
+    interactions.on_action(ids.ACTION_HOME_DISCONNECT, _disconnect)
+
+
+def _disconnect(deps: Deps, body: dict[str, Any]) -> None:
+    team_id, user_id = acting_user(body)
+    linking.unlink(deps, team_id=team_id, user_id=user_id)
+    home.publish(deps, team_id=team_id, user_id=user_id)
+
+
+def _refresh(deps: Deps, body: dict[str, Any]) -> None:
+    team_id, user_id = acting_user(body)
+    home.publish(deps, team_id=team_id, user_id=user_id)

@@ -1,0 +1,91 @@
+"""``/suggest brief [text]``: straight to a run with the person's remembered choices, else the
+brief modal prefilled with the text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from suggestbot.contentapi.checks import check_brief
+from suggestbot.flows import brief, linking
+from suggestbot.flows.brief_modal import open_brief_modal, quick_request
+from suggestbot.flows.deps import Deps
+from suggestbot.slackapp.listeners.askers import answer_command
+from suggestbot.store.records import HeldInput
+from suggestbot.ui import field_errors
+from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
+from suggestbot.ui.blocks.notices import build_connect_needed, build_returned_text
+from suggestbot.ui.payloads import parse_command
+
+
+def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
+    """Record ``/suggest brief <text>`` from a linked user with remembered choices (the one
+    command that goes straight to a run), before the ack; the request id, or None for
+    anything else."""
+    sub, rest = parse_command(body.get("text"))
+    team_id, user_id, channel_id = body.get("team_id"), body.get("user_id"), body.get("channel_id")
+    if sub != "brief" or not (rest and team_id and user_id and channel_id):
+        return None
+    if check_brief(rest) or not linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        return None
+    quick = quick_request(deps, team_id=team_id, user_id=user_id, text=rest)
+    if quick is None:
+        return None
+    run_request, labels = quick
+    req = brief.record(
+        deps,
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=channel_id,
+        run_request=run_request,
+        labels=labels,
+    )
+    return req.id
+
+
+def launch(deps: Deps, request_id: str, response_url: str | None) -> None:
+    """Send a brief recorded before the ack."""
+    brief.launch(deps, request_id, response_url=response_url)
+
+
+def send(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    """Any other ``/suggest brief``: kept for an unlinked person, handed back when too long for
+    the modal, sent when the choices can be reused, else opened in the modal."""
+    team_id, user_id, channel_id = body["team_id"], body["user_id"], body["channel_id"]
+    lang = deps.lang_of(user_id)
+    if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        held = HeldInput(team_id=team_id, user_id=user_id, channel_id=channel_id, text=rest)
+        deps.records.held.put(held.id, held)
+        answer_command(deps, body, build_connect_needed(lang=lang, held_id=held.id))
+        return
+    problem = check_brief(rest) if rest else None
+    if problem and len(rest) > MODAL_INPUT_MAX:
+        # Too long for the modal to hold for editing: say why, and give the text back whole.
+        why = field_errors.brief_problem(code=problem, length=len(rest), lang=lang)
+        answer_command(deps, body, build_returned_text(lang=lang, problem=why, text=rest))
+        return
+    # Decided as before the ack (the catalogue as last known); only an app that never loaded
+    # one loads it now, so a linked user's remembered choices are used from the first brief.
+    quick = None
+    if rest and problem is None:
+        quick = quick_request(deps, team_id=team_id, user_id=user_id, text=rest, load=True)
+    if quick is not None:
+        run_request, labels = quick
+        brief.start(
+            deps,
+            team_id=team_id,
+            user_id=user_id,
+            channel_id=channel_id,
+            run_request=run_request,
+            labels=labels,
+            response_url=body.get("response_url"),
+        )
+        return
+    open_brief_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=channel_id,
+        text=rest,
+        response_url=body.get("response_url"),
+    )

@@ -1,0 +1,19 @@
+"""``/suggest`` and ``/suggest help``: every subcommand in a few lines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from suggestbot.flows.deps import Deps
+from suggestbot.slackapp.listeners.askers import answer_command
+from suggestbot.ui.blocks.notices import build_help, build_unknown_subcommand
+
+
+def show(deps: Deps, body: dict[str, Any], rest: str) -> None:
+    answer_command(deps, body, build_help(lang=deps.lang_of(body["user_id"])))
+
+
+def unknown(deps: Deps, body: dict[str, Any], sub: str) -> None:
+    """A first word that is no subcommand: say so, with the help."""
+    lang = deps.lang_of(body["user_id"])
+    answer_command(deps, body, build_unknown_subcommand(lang=lang, sub=sub))
