@@ -42,6 +42,7 @@ from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu.results import AppResponse
 from suggestbot.slackemu.signing import signed_headers
+from suggestbot.ui.blocks import ids
 from suggestbot.ui.messages import t
 
 TAG = re.compile(r"\[i\d{2}\]")
@@ -246,6 +247,13 @@ def test_payloads_with_missing_fields_never_crash_or_leak(process_stage: StageFa
         data["trigger_id"] = f"{data.get('trigger_id', 'trigger')}.{time.monotonic_ns()}"
         return data
 
+    def forged_variants(data: dict[str, Any], value: str) -> dict[str, Any]:
+        # Slack only sends an offered option; a forged or stale form may hold any value.
+        copy = json.loads(json.dumps(data))
+        for element in copy["view"]["state"]["values"][ids.INPUT_VARIANTS].values():
+            element["selected_option"]["value"] = value
+        return copy
+
     button, view = payload(press), payload(submission)
     cases: dict[str, AppResponse] = {
         "block_actions without actions": send_payload(fresh(without(button, "actions"))),
@@ -264,6 +272,8 @@ def test_payloads_with_missing_fields_never_crash_or_leak(process_stage: StageFa
                 )
             )
         ),
+        "view_submission asking for 7 variants": send_payload(fresh(forged_variants(view, "7"))),
+        "view_submission asking for x variants": send_payload(fresh(forged_variants(view, "x"))),
         "slash command without user_id": send_form(fresh(without(form_of(command), "user_id"))),
         "slash command without channel_id": send_form(
             fresh(without(form_of(command), "channel_id"))
@@ -295,6 +305,11 @@ def test_payloads_with_missing_fields_never_crash_or_leak(process_stage: StageFa
     choose = json.loads(cases["view_submission without its choices"].body)
     assert set(choose["errors"]) == {"segment", "use_case"}
     assert set(choose["errors"].values()) == {t("brief.missing_choice", "en")}
+    for forged in ("7", "x"):
+        answer = json.loads(cases[f"view_submission asking for {forged} variants"].body)
+        assert answer["errors"] == {
+            ids.INPUT_VARIANTS: t("brief.variants_out_of_range", "en", most=3)
+        }
     # (The slash command without its channel: told with a reference, no internals.)
     assert poll(lambda: generic_errors(stage), timeout=10)
 

@@ -78,3 +78,10 @@ def test_digest_form_errors_each_on_its_field() -> None:
         ids.INPUT_DIGEST_SEGMENT: t("digest.choose", "de"),
         ids.INPUT_DIGEST_USE_CASE: t("digest.choose", "de"),
     }
+
+
+def test_a_variant_count_the_service_would_refuse_names_the_range() -> None:
+    assert field_errors.brief_variants(most=3, lang="en") == {
+        ids.INPUT_VARIANTS: "Choose how many variants you want: 1 to 3."
+    }
+    assert "1 bis 3" in field_errors.brief_variants(most=3, lang="de")[ids.INPUT_VARIANTS]

@@ -40,6 +40,12 @@ def brief_missing_choice(*, block_ids: Iterable[str], lang: str) -> dict[str, st
     return dict.fromkeys(block_ids, t("brief.missing_choice", lang))
 
 
+def brief_variants(*, most: int, lang: str) -> dict[str, str]:
+    """The brief modal came back with a variant count the service would refuse (a forged or
+    stale form: the modal only offers 1 to ``most``)."""
+    return {ids.INPUT_VARIANTS: t("brief.variants_out_of_range", lang, most=most)}
+
+
 def refine_empty(*, lang: str) -> dict[str, str]:
     """The refine modal was sent without an instruction."""
     return {ids.INPUT_INSTRUCTION: t("refine.empty", lang)}

@@ -519,6 +519,7 @@ _EN: dict[str, str] = {
     "Nothing was changed; try again later.",
     # reliability: a brief modal that arrives without one of its choices
     "brief.missing_choice": "Choose one, then send the brief again.",
+    "brief.variants_out_of_range": "Choose how many variants you want: 1 to {most}.",
 }
 
 _DE: dict[str, str] = {
@@ -1046,6 +1047,9 @@ _DE: dict[str, str] = {
     "erreichbar. Es wurde nichts geändert; versuche es später noch einmal.",
     # Zuverlässigkeit: ein Briefing-Formular, dem eine Auswahl fehlt
     "brief.missing_choice": "Bitte auswählen und das Briefing noch einmal senden.",
+    "brief.variants_out_of_range": (
+        "Bitte wählen, wie viele Varianten es sein sollen: 1 bis {most}."
+    ),
 }
 
 _CATALOGUES: dict[str, dict[str, str]] = {"en": _EN, "de": _DE}

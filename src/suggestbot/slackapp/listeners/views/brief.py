@@ -9,6 +9,7 @@ from slack_bolt import Ack, App
 
 from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.contentapi.checks import check_brief
+from suggestbot.contentapi.models import MAX_VARIANTS
 from suggestbot.flows import brief, requests
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
@@ -51,6 +52,13 @@ def register(app: App, deps: Deps) -> None:
                 errors=field_errors.brief_missing_choice(block_ids=missing, lang=lang),
             )
             return
+        if _variant_count(values) is None:
+            lang = deps.lang_of(user_id)
+            ack(
+                response_action="errors",
+                errors=field_errors.brief_variants(most=MAX_VARIANTS, lang=lang),
+            )
+            return
         # Recorded before the ack: once the modal has closed nobody submits it again, so a
         # crash right after the ack must not lose the brief (recovery sends what is recorded).
         recorded = _record_brief(deps, body, text, metadata)
@@ -81,13 +89,20 @@ def _replay_edited_brief(deps: Deps, body: dict[str, Any]) -> None:
     _send_brief(deps, body, text, metadata, None)
 
 
+def _variant_count(values: dict[str, Any]) -> int | None:
+    """The chosen number of variants, or None when it is not one the service takes."""
+    raw = str(values.get(ids.INPUT_VARIANTS) or "1")
+    count = int(raw) if raw.isdecimal() else 0
+    return count if 1 <= count <= MAX_VARIANTS else None
+
+
 def _brief_request(
     view: dict[str, Any], text: str
 ) -> tuple[SteeredGenerationRequest, dict[str, str]]:
     """The ``steered_generation`` request and the display labels from a submitted brief modal."""
     values = view_values(view)
     segment_id, use_case_id = values[ids.INPUT_SEGMENT], values[ids.INPUT_USE_CASE]
-    variants = int(values.get(ids.INPUT_VARIANTS) or 1)
+    variants = _variant_count(values) or 1
     labels = {
         "segment": selected_label(view, ids.INPUT_SEGMENT) or segment_id,
         "use_case": selected_label(view, ids.INPUT_USE_CASE) or use_case_id,
