@@ -8,8 +8,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.contentapi import SteeredGenerationRequest
-from suggestbot.contentapi.checks import check_brief
-from suggestbot.contentapi.models import MAX_VARIANTS
+from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief
 from suggestbot.flows import brief, requests
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
