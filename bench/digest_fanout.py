@@ -46,7 +46,7 @@ from benchkit import (
 )
 
 from suggestbot.demo.stage import ALICE, Stage
-from suggestbot.flows.digest_schedule import WEEKDAYS
+from suggestbot.flows.digests.schedule import WEEKDAYS
 from suggestbot.slackemu.ids import ts_to_float
 from suggestbot.store.records import Digest
 

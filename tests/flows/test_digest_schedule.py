@@ -6,7 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from suggestbot.flows.digest_schedule import (
+from suggestbot.flows.digests.schedule import (
     WEEKDAYS,
     Schedule,
     due_occurrence,
