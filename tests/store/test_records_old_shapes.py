@@ -23,6 +23,7 @@ from suggestbot.store.records import (
     LocaleState,
     Records,
 )
+from suggestbot.store.workspaces import ServiceCredentials, StoredBot, StoredInstallation
 
 # (table, key, the dict an earlier version wrote, accessor name, the fields as read back)
 OLD_RECORDS: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
@@ -87,6 +88,7 @@ OLD_RECORDS: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
         {"learned": "de", "reported": "de"},
     ),
     ("health", "probe", {"at": 7.5}, "health", {"at": 7.5}),
+    ("oauth_states", "n0nce", {"expires_at": 600.0}, "oauth_states", {"expires_at": 600.0}),
     (
         "thread_bindings",
         "C1:1.0",
@@ -106,6 +108,28 @@ OLD_RECORDS: list[tuple[str, str, dict[str, Any], str, dict[str, Any]]] = [
 
 # Records that were written with every field (pydantic dumps before they moved into store/).
 FULL_RECORDS: list[tuple[str, str, Any]] = [
+    (
+        "service_credentials",
+        "service_credentials",
+        ServiceCredentials(
+            team_id="T1",
+            base_url="https://content.example",
+            client_id="cid",
+            client_secret_enc="gAAAA-ciphertext",
+            set_by="U1",
+            set_at=1.0,
+        ),
+    ),
+    (
+        "slack_bots",
+        "slack_bots",
+        StoredBot(team_id="T1", bot_token_enc="gAAAA-bot", bot_scopes=["chat:write"]),
+    ),
+    (
+        "slack_installations",
+        "slack_installations",
+        StoredInstallation(team_id="T1", user_id="U1", bot_token_enc="gAAAA-bot", user_scopes=[]),
+    ),
     (
         "inspiration_offers",
         "offers",

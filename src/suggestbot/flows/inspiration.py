@@ -8,7 +8,7 @@ channel, recorded as a :class:`~suggestbot.store.records.SharedPost` so its Slac
 thread can be bound to the service's thread for refinements.
 
 An empty answer says why it may be empty and offers "Generate now": the app then watches for
-the new version (:mod:`suggestbot.jobs.inspiration_watch`) and posts it when it appears.
+the new version (:mod:`suggestbot.flows.inspiration_watches`) and posts it when it appears.
 """
 
 from __future__ import annotations

@@ -26,6 +26,12 @@ from suggestbot.store.base import Updater
 from suggestbot.store.conversation import LegacyCursor, ListState, PendingInstruction
 from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
 from suggestbot.store.offers import Offer, Watch
+from suggestbot.store.workspaces import (
+    OAuthState,
+    ServiceCredentials,
+    StoredBot,
+    StoredInstallation,
+)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -326,6 +332,14 @@ class Table(View[T]):
         return results
 
 
+# The tables that hold ciphertext (key rotation re-encrypts them; a census counts their keys).
+USERS = "users"
+SLACK_BOTS = "slack_bots"
+SLACK_INSTALLATIONS = "slack_installations"
+SERVICE_CREDENTIALS = "service_credentials"
+SECRET_TABLES = (USERS, SLACK_BOTS, SLACK_INSTALLATIONS, SERVICE_CREDENTIALS)
+
+
 def user_key(team_id: str, user_id: str) -> str:
     return f"{team_id}:{user_id}"
 
@@ -335,7 +349,7 @@ class Records:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.users: Table[LinkedUser] = Table(store, "users", LinkedUser)
+        self.users: Table[LinkedUser] = Table(store, USERS, LinkedUser)
         self.requests: Table[Request] = Table(store, "requests", Request)
         self.held: Table[HeldInput] = Table(store, "held_inputs", HeldInput)
         self.preferences: Table[Preferences] = Table(store, "preferences", Preferences)
@@ -361,3 +375,12 @@ class Records:
         # Written by flows.threads (which owns the full ThreadBinding record).
         self.thread_lineages: View[ThreadLineage] = View(store, "thread_bindings", ThreadLineage)
         self.health: Table[HealthProbe] = Table(store, "health", HealthProbe)
+        # Per Slack workspace (suggestbot.installations): tokens and secrets as ciphertext.
+        self.slack_bots: Table[StoredBot] = Table(store, SLACK_BOTS, StoredBot)
+        self.slack_installations: Table[StoredInstallation] = Table(
+            store, SLACK_INSTALLATIONS, StoredInstallation
+        )
+        self.service_credentials: Table[ServiceCredentials] = Table(
+            store, SERVICE_CREDENTIALS, ServiceCredentials
+        )
+        self.oauth_states: Table[OAuthState] = Table(store, "oauth_states", OAuthState)
