@@ -22,10 +22,10 @@ from suggestbot.flows import digests, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests.content import GroupContent
 from suggestbot.flows.digests.report import WaveReport
-from suggestbot.flows.digests.schedule import WEEKDAYS, from_epoch, next_fire
+from suggestbot.flows.digests.schedule import from_epoch, next_fire
 from suggestbot.flows.digests.wave import WAVE_WORKERS, run_wave
 from suggestbot.flows.inspiration import Asker, read_newest
-from suggestbot.store.records import Digest, shared_post_key
+from suggestbot.store.records import WEEKDAYS, Digest, shared_post_key
 
 WEEKEND = "0190c0de-5eed-7000-8000-00000000a101"
 SPRING = "0190c0de-5eed-7000-8000-00000000a201"

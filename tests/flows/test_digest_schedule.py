@@ -7,7 +7,6 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from suggestbot.flows.digests.schedule import (
-    WEEKDAYS,
     Schedule,
     due_occurrence,
     fire_instant,
@@ -16,6 +15,7 @@ from suggestbot.flows.digests.schedule import (
     parse_hhmm,
     zone,
 )
+from suggestbot.store.records import WEEKDAYS
 
 BERLIN = "Europe/Berlin"
 NEW_YORK = "America/New_York"

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from suggestbot.store.records import WEEKDAYS  # noqa: F401  (how a schedule names its days)
-
 # A clock change moves the wall clock by at most a few hours; a day bounds the search.
 _MAX_GAP_MINUTES = 24 * 60
 # Posted this long after its time, a digest says that it is late.
