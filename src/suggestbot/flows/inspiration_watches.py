@@ -33,7 +33,7 @@ def _is_new(watch: Watch, version: int | None) -> bool:
 def poll_watches(deps: Deps, *, now: float | None = None) -> int:
     """Poll every due watch once; returns how many were delivered."""
     now = deps.clock() if now is None else now
-    table = inspiration.watches(deps)
+    table = deps.records.watches
     groups: dict[tuple[str, str, str, str], list[Watch]] = {}
     for watch in table.values():
         if watch.next_poll_at <= now:
@@ -48,7 +48,7 @@ def poll_watches(deps: Deps, *, now: float | None = None) -> int:
 
 
 def _poll_group(deps: Deps, group: list[Watch], now: float) -> int:
-    table = inspiration.watches(deps)
+    table = deps.records.watches
     first = group[0]
     segment_id, use_case_id, locale = first.segment_id, first.use_case_id, first.locale
     pair = Pair(segment_id, first.segment_name, use_case_id, first.use_case_name)
@@ -89,7 +89,7 @@ def _due_at(at: float) -> Callable[[Watch], Watch]:
 
 
 def _again(deps: Deps, group: list[Watch], now: float) -> None:
-    table = inspiration.watches(deps)
+    table = deps.records.watches
     for watch in group:
         delay = next_poll_delay((now - watch.started_at) / deps.poll_scale)
         if delay is None:
