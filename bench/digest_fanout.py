@@ -46,9 +46,8 @@ from benchkit import (
 )
 
 from suggestbot.demo.stage import ALICE, Stage
-from suggestbot.flows.digest_schedule import WEEKDAYS
 from suggestbot.slackemu.ids import ts_to_float
-from suggestbot.store.records import Digest
+from suggestbot.store.records import WEEKDAYS, Digest
 
 TZ = "Europe/Berlin"
 SETUP_MARGIN_S = 15.0  # the due minute is at least this far from the end of set-up

@@ -18,9 +18,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from suggestbot.demo.stage import ALICE, Stage
-from suggestbot.flows.digest_schedule import WEEKDAYS
-from suggestbot.jobs.digest_wave import run_wave
-from suggestbot.store.records import Digest
+from suggestbot.flows.digests.wave import run_wave
+from suggestbot.store.records import WEEKDAYS, Digest
 
 # Monday 7 January 2030, 09:00 in Berlin.
 NINE_AM = datetime(2030, 1, 7, 8, 0, tzinfo=UTC)

@@ -22,18 +22,14 @@ from collections.abc import Callable
 from typing import Any
 
 from suggestbot.config import Settings
-from suggestbot.installations.service import TABLE as SERVICE_CREDENTIALS_TABLE
-from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
 from suggestbot.logs import configure_logging
 from suggestbot.store import Store, StoreDamaged, TokenVault, VaultError, open_store
 from suggestbot.store.deliveries import TABLE as DELIVERIES_TABLE
-from suggestbot.store.records import LinkedUser, Records
+from suggestbot.store.records import SECRET_TABLES, USERS, LinkedUser, Records
 from suggestbot.store.rotation import KeyCensus, KeyUse, census, rotate
 
 log = logging.getLogger(__name__)
 
-USERS_TABLE = "users"
-SECRET_TABLES = (USERS_TABLE, BOTS_TABLE, INSTALLATIONS_TABLE, SERVICE_CREDENTIALS_TABLE)
 # Rotation also moves interactions kept (sealed) until their work is done. They are not counted
 # at start or by /healthz: most deliveries hold none, and the table is large.
 ROTATED_TABLES = (*SECRET_TABLES, DELIVERIES_TABLE)
@@ -126,7 +122,7 @@ def expire_unreadable_users(
     users = Records(store).users
     expired = 0
     for table, key in found.unreadable_records:
-        if table != USERS_TABLE:
+        if table != USERS:
             continue
 
         def expire(user: LinkedUser) -> LinkedUser:

@@ -10,13 +10,9 @@ import pytest
 from deploy_helpers import at_rest
 from slack_sdk.oauth.installation_store import Installation
 
-from suggestbot.installations.store import (
-    BOTS_TABLE,
-    INSTALLATIONS_TABLE,
-    EncryptedInstallationStore,
-    workspace_key,
-)
+from suggestbot.installations.store import EncryptedInstallationStore, workspace_key
 from suggestbot.store import SqliteStore, TokenVault, generate_key
+from suggestbot.store.records import SLACK_BOTS, SLACK_INSTALLATIONS
 from suggestbot.store.sqlite import DB_FILENAME
 
 
@@ -85,7 +81,7 @@ def test_no_token_or_webhook_url_is_stored_in_clear(
     raw = at_rest(tmp_path / DB_FILENAME)
     for secret in ("xoxb-1-aaa", "xoxe-1-refresh", "xoxp-U1-user", "secretpath"):
         assert secret.encode() not in raw
-    for table in (BOTS_TABLE, INSTALLATIONS_TABLE):
+    for table in (SLACK_BOTS, SLACK_INSTALLATIONS):
         for _, record in sqlite.items(table):
             assert "xox" not in str(record)
 

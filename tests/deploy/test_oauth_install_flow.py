@@ -14,11 +14,11 @@ from deploy_helpers import ACME, OAuthWorld, Team, at_rest, wait_for
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient, UserTokenAuth
-from suggestbot.installations.store import BOTS_TABLE, INSTALLATIONS_TABLE
 from suggestbot.server.composition import slack_client
 from suggestbot.slackapp.http import REDIRECT_PATH
 from suggestbot.slackapp.tenancy import Tenancy, authorization_url
 from suggestbot.store import MemoryStore, TokenVault, generate_key
+from suggestbot.store.records import SLACK_BOTS, SLACK_INSTALLATIONS
 from suggestbot.store.sqlite import DB_FILENAME
 
 TOKEN_SHAPE = re.compile(rb"xox[abposre][.-]")
@@ -54,7 +54,7 @@ def test_install_through_slack_stores_the_installation_with_tokens_encrypted(
     raw = at_rest(world.data_dir / DB_FILENAME)
     assert token.encode() not in raw
     assert TOKEN_SHAPE.search(raw) is None
-    for table in (BOTS_TABLE, INSTALLATIONS_TABLE):
+    for table in (SLACK_BOTS, SLACK_INSTALLATIONS):
         for _, record in world.app.store.items(table):
             assert record["bot_token_enc"] and token not in str(record)
 

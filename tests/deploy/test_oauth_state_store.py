@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from suggestbot.installations.state import TABLE, SignedStateStore
+from suggestbot.installations.state import SignedStateStore
 from suggestbot.store import MemoryStore
+from suggestbot.store.records import Records
 
 
 class Clock:
@@ -60,7 +61,7 @@ def test_a_state_of_this_app_that_was_never_issued_is_refused(
 ) -> None:
     states = _states(store, clock)
     state = states.issue()
-    store.delete(TABLE, state.split(".")[0])
+    Records(store).oauth_states.delete(state.split(".")[0])
     assert states.consume(state) is False
 
 
@@ -79,7 +80,7 @@ def test_expired_states_are_forgotten_when_new_ones_are_issued(
         states.issue()
     clock.now += 601
     states.issue()
-    assert len(store.items(TABLE)) == 1
+    assert len(list(Records(store).oauth_states.items())) == 1
 
 
 def test_a_state_secret_is_required(store: MemoryStore) -> None:

@@ -20,16 +20,12 @@ from inspiration_helpers import images, posts_with_role, text_of, wait_ephemeral
 from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
 from suggestbot.flows import digests, threads
 from suggestbot.flows.deps import Deps
-from suggestbot.flows.digest_schedule import WEEKDAYS, from_epoch, next_fire
+from suggestbot.flows.digests.content import GroupContent
+from suggestbot.flows.digests.report import WaveReport
+from suggestbot.flows.digests.schedule import from_epoch, next_fire
+from suggestbot.flows.digests.wave import WAVE_WORKERS, run_wave
 from suggestbot.flows.inspiration import Asker, read_newest
-from suggestbot.jobs.digest_wave import (
-    DELIVERIES_TABLE,
-    WAVE_WORKERS,
-    GroupContent,
-    WaveReport,
-    run_wave,
-)
-from suggestbot.store.records import Digest, shared_post_key
+from suggestbot.store.records import WEEKDAYS, Digest, shared_post_key
 
 WEEKEND = "0190c0de-5eed-7000-8000-00000000a101"
 SPRING = "0190c0de-5eed-7000-8000-00000000a201"
@@ -262,8 +258,8 @@ def test_a_crash_after_a_round_is_claimed_posts_each_digest_exactly_once(stage: 
     with pytest.raises(SystemExit):
         run_wave(deps_of(stage), now=MONDAY_9AM)
     assert sum(len(digest_posts(stage, c)) for c in channels) == 0
-    store = deps_of(stage).records.store
-    claimed = [key for key, record in store.items(DELIVERIES_TABLE) if record["state"] == "claimed"]
+    deliveries = deps_of(stage).records.digest_deliveries
+    claimed = [key for key, record in deliveries.items() if record.state == "claimed"]
     assert claimed  # claims without marks: the next wave must look before posting
 
     stage.restart_app(graceful=False)

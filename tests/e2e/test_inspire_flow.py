@@ -15,9 +15,9 @@ from inspiration_helpers import (
 )
 
 from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
-from suggestbot.flows import inspiration, threads
-from suggestbot.flows.inspiration import Watch
+from suggestbot.flows import inspiration, inspiration_watches, threads
 from suggestbot.jobs import inspiration_watch
+from suggestbot.store.offers import Watch
 from suggestbot.store.records import shared_post_key
 
 SPRING = "0190c0de-5eed-7000-8000-00000000a201"
@@ -165,7 +165,7 @@ def test_empty_answer_explains_and_generate_now_posts_when_ready(stage: Stage) -
     assert len(images(ready)) == 1
     assert stage.sandbox.counters.get("POST /v1/inspiration") == 1
     deps = stage.runtime.deps  # type: ignore[union-attr]
-    wait_for(lambda: not list(deps.records.store.items("inspiration_watches")), what="no watch")
+    wait_for(lambda: not list(deps.records.watches.items()), what="no watch")
 
 
 def test_refresh_asks_for_a_new_version_and_posts_it(stage: Stage) -> None:
@@ -248,13 +248,13 @@ def test_people_waiting_for_the_same_content_share_one_read_per_poll(stage: Stag
     watch(ALICE, winter, started=now)
     watch(BRUNO, winter, started=now)
     stage.sandbox.counters.reset()
-    assert inspiration_watch.poll_watches(deps, now=now) == 0
+    assert inspiration_watches.poll_watches(deps, now=now) == 0
     assert stage.sandbox.counters.get("GET /v1/inspiration") == 1
     waiting = list(inspiration.watches(deps).values())
     assert [w.next_poll_at for w in waiting] == [now + 10 * deps.poll_scale] * 2
 
     stage.sandbox.run_precompute(tenant, WEEKEND, winter)
-    assert inspiration_watch.poll_watches(deps, now=now + 1) == 2
+    assert inspiration_watches.poll_watches(deps, now=now + 1) == 2
     # One poll, then one read with image URLs for both people.
     assert stage.sandbox.counters.get("GET /v1/inspiration") == 3
     wait_ephemeral(stage, ALICE, "The ready-made content you asked for is ready")
@@ -263,7 +263,7 @@ def test_people_waiting_for_the_same_content_share_one_read_per_poll(stage: Stag
 
     # Past the polling cap (an hour, scaled like every poll delay): given up, and said so.
     watch(ALICE, never, started=now - 3600 * deps.poll_scale - 1)
-    assert inspiration_watch.poll_watches(deps, now=now) == 0
+    assert inspiration_watches.poll_watches(deps, now=now) == 0
     wait_ephemeral(stage, ALICE, "has not appeared after a long wait")
     assert list(inspiration.watches(deps).values()) == []
 

@@ -18,7 +18,7 @@ from refine_helpers import brief_thread, connect, refinement_runs, wait_ephemera
 
 from suggestbot.demo.stage import ALICE, Stage, wait_for
 from suggestbot.flows import linking
-from suggestbot.jobs.digest_wave import run_wave
+from suggestbot.flows.digests.wave import run_wave
 from suggestbot.sandbox import RunTiming
 from suggestbot.ui.messages import t
 

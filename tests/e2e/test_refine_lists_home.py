@@ -288,15 +288,20 @@ def test_app_home_shows_link_runs_threads_digests_within_limits(stage: Stage) ->
     head = max(refinement_runs(stage), key=lambda r: r.created_at).suggestion_id
     assert head is not None
     alice.create_run(request=RefinementRequest(parent_suggestion_id=head, instruction="later"))
-    # digests someone else's code keeps in the store: Alice's 40, and one of Carol's
+    # digests as an earlier version wrote them to the store: Alice's 40, and one of Carol's
+    digest = {
+        "team_id": stage.emu.team_id,
+        "channel_id": stage.channel,
+        "segment_id": demo.segment_id,
+        "use_case_id": demo.use_case_id,
+    }
     for n in range(40):
         deps.records.store.put(
             "digests",
             f"d{n:03d}",
             {
+                **digest,
                 "id": f"d{n:03d}",
-                "team_id": stage.emu.team_id,
-                "channel_id": stage.channel,
                 "created_by": ALICE,
                 "segment_name": "Weekend Hikers",
                 "use_case_name": "Spring Launch",
@@ -307,9 +312,9 @@ def test_app_home_shows_link_runs_threads_digests_within_limits(stage: Stage) ->
                 "created_at": 1_700_000_000 + n,
             },
         )
-    deps.records.store.put(
-        "digests", "carol", {"created_by": CAROL, "channel_id": stage.channel, "time": "07:00"}
-    )
+    carol = {"created_by": CAROL, "time": "07:00", "tz": "UTC", "weekdays": [1]}
+    names = {"segment_name": "Carol's segment", "use_case_name": "Carol's use case"}
+    deps.records.store.put("digests", "carol", {**digest, **carol, **names, "id": "carol"})
 
     answer = stage.slack.app_home_opened(ALICE)
     assert answer.acked_in_time

@@ -6,8 +6,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from suggestbot.flows.digest_schedule import (
-    WEEKDAYS,
+from suggestbot.flows.digests.schedule import (
     Schedule,
     due_occurrence,
     fire_instant,
@@ -16,6 +15,7 @@ from suggestbot.flows.digest_schedule import (
     parse_hhmm,
     zone,
 )
+from suggestbot.store.records import WEEKDAYS
 
 BERLIN = "Europe/Berlin"
 NEW_YORK = "America/New_York"

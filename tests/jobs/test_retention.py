@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from jobs_helpers import store_only_deps
 
-from suggestbot.flows.refine import KEEP_PENDING, PendingInstruction, pending
+from suggestbot.flows.refine import KEEP_PENDING, pending
 from suggestbot.jobs import retention
+from suggestbot.store.conversation import PendingInstruction
 from suggestbot.store.records import KEEP_HELD, HeldInput
 
 DAY = 24 * 3600.0

@@ -11,7 +11,7 @@ import pytest
 from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 from suggestbot.store.records import Digest
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.digests import build_digest_list, build_digest_modal
+from suggestbot.ui.blocks.digests import build_digest_list, build_digest_modal, home_line
 from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_digest_line,
@@ -211,10 +211,17 @@ def test_digest_list_shows_health_and_the_right_toggle() -> None:
             "last_error_at": now.timestamp(),
         }
     )
-    message = build_digest_list(lang="en", digests=[healthy, broken], now=now, title="Digests")
+    tuesday_9am = datetime(2030, 1, 8, 8, tzinfo=UTC)  # 09:00 in Berlin
+    message = build_digest_list(
+        lang="en",
+        digests=[healthy, broken],
+        next_fires={healthy.id: tuesday_9am, broken.id: None},
+        title="Digests",
+    )
     assert errors_of(message.blocks, message.text) == []
     sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"][1:]
-    assert "Mon–Fri" in sections[0] and "Active · next <!date^" in sections[0]
+    next_at = f"Active · next <!date^{int(tuesday_9am.timestamp())}^"
+    assert "Mon–Fri" in sections[0] and next_at in sections[0]
     assert "Last delivery: <!date^" in sections[0] and "no errors" in sections[0]
     removed = (
         "Paused: I was removed from <#C1> — invite me with `/invite @suggestbot`, then press "
@@ -239,25 +246,29 @@ def test_short_line_and_shorten() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_app_home_says_why_a_digest_paused_and_what_to_do_without_slack_codes(lang: str) -> None:
-    from suggestbot.flows.home import digest_line
-
-    record = {
-        "channel_id": "C0SALES",
-        "segment_name": "Hikers",
-        "use_case_name": "Launch",
-        "time": "09:00",
-        "tz": "Europe/Berlin",
-        "weekdays": [0],
-        "paused": True,
-        "paused_reason": "not_in_channel",
-    }
-    line = digest_line(record, lang)
+    digest = Digest(
+        team_id="T1",
+        channel_id="C0SALES",
+        created_by="U1",
+        segment_id="s",
+        use_case_id="u",
+        segment_name="Hikers",
+        use_case_name="Launch",
+        time="09:00",
+        tz="Europe/Berlin",
+        weekdays=[0],
+        paused=True,
+        paused_reason="not_in_channel",
+    )
+    line = home_line(digest, lang=lang)
     assert "not_in_channel" not in line
     assert "<#C0SALES>" in line and "`/invite @suggestbot`" in line
     assert t("digest.problem.not_in_channel", lang, channel="C0SALES") in line
-    odd = digest_line({**record, "paused_reason": "team_access_not_granted"}, lang)
+    odd = home_line(
+        digest.model_copy(update={"paused_reason": "team_access_not_granted"}), lang=lang
+    )
     assert "team_access_not_granted" not in odd
     assert t("digest.problem.other", lang, channel="C0SALES") in odd
-    assert digest_line({**record, "paused_reason": None}, lang).endswith(
+    assert home_line(digest.model_copy(update={"paused_reason": None}), lang=lang).endswith(
         t("home.digest_paused", lang)
     )

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from suggestbot.demo.session import Session, StepFailed
 from suggestbot.demo.stage import ALICE, CAROL
-from suggestbot.jobs.digest_wave import run_wave
+from suggestbot.flows.digests.wave import run_wave
 
 DEMO_TZ = "Europe/Berlin"
 

@@ -11,26 +11,15 @@ from __future__ import annotations
 
 import logging
 
-from pydantic import BaseModel
-
 from suggestbot.contentapi import ContentApiError
 from suggestbot.flows.deps import Deps
+from suggestbot.store.records import CONTENT_LOCALE_KEY, LocaleState
 
 log = logging.getLogger(__name__)
 
-TABLE = "workspace"
-KEY = "content_locale"
-
-
-class LocaleState(BaseModel):
-    learned: str | None = None
-    learned_at: float | None = None
-    reported: str | None = None  # the learned value last reported as a mismatch
-
 
 def _state(deps: Deps) -> LocaleState:
-    raw = deps.records.store.get(TABLE, KEY)
-    return LocaleState.model_validate(raw) if raw else LocaleState()
+    return deps.records.workspace.get(CONTENT_LOCALE_KEY) or LocaleState()
 
 
 def learn(deps: Deps, locale: str) -> None:
@@ -38,8 +27,8 @@ def learn(deps: Deps, locale: str) -> None:
     now = deps.clock()
     report: list[bool] = [False]
 
-    def change(raw: dict[str, object] | None) -> dict[str, object]:
-        state = LocaleState.model_validate(raw) if raw else LocaleState()
+    def change(state: LocaleState | None) -> LocaleState:
+        state = state or LocaleState()
         mismatch = locale != deps.content_locale
         report[0] = mismatch and state.reported != locale
         return state.model_copy(
@@ -48,9 +37,9 @@ def learn(deps: Deps, locale: str) -> None:
                 "learned_at": now,
                 "reported": locale if mismatch else None,
             }
-        ).model_dump(mode="json")
+        )
 
-    deps.records.store.update(TABLE, KEY, change)
+    deps.records.workspace.upsert(CONTENT_LOCALE_KEY, change)
     if report[0]:
         log.warning(
             "content locale mismatch: the workspace is configured for %r but the service "

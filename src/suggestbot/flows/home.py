@@ -27,7 +27,7 @@ from suggestbot.flows.lists import (
     start_cursor,
     user_client,
 )
-from suggestbot.ui.blocks.digests import paused_note
+from suggestbot.ui.blocks.digests import home_line
 from suggestbot.ui.blocks.home import (
     HOME_BLOCKS_MAX,
     RESULTS_SHOWN,
@@ -38,63 +38,24 @@ from suggestbot.ui.blocks.home import (
     build_home,
 )
 from suggestbot.ui.blocks.lists import ThreadItem
-from suggestbot.ui.blocks.text import escape_mrkdwn
-from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 
-DIGESTS_TABLE = "digests"
 # Runs in progress are found among the user's newest runs (the listing has no status filter).
 RUNS_LOOKED_AT = 50
 _IN_PROGRESS = frozenset({RunStatus.QUEUED.value, RunStatus.RUNNING.value})
 _FINISHED = frozenset({"done", "failed"})
-_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-
-
-def digest_line(record: dict[str, Any], lang: str) -> str:
-    """One digest as a line: channel, what, when (tolerant of missing fields)."""
-    channel = record.get("channel_id") or record.get("channel")
-    segment = record.get("segment_name") or record.get("segment_id") or "?"
-    use_case = record.get("use_case_name") or record.get("use_case_id") or "?"
-    days = record.get("weekdays") or []
-    names = [
-        t(f"home.weekday.{_WEEKDAYS[d]}", lang)
-        for d in days
-        if isinstance(d, int) and 0 <= d < len(_WEEKDAYS)
-    ]
-    line = t(
-        "home.digest_line",
-        lang,
-        channel=f"<#{channel}>" if channel else "?",
-        segment=escape_mrkdwn(str(segment)),
-        use_case=escape_mrkdwn(str(use_case)),
-        time=escape_mrkdwn(str(record.get("time") or "?")),
-        tz=escape_mrkdwn(str(record.get("tz") or "")),
-        days=", ".join(names) or "—",
-    )
-    if record.get("paused"):
-        reason = record.get("paused_reason")
-        line += " " + paused_note(
-            str(reason) if reason else None, lang=lang, channel=str(channel or "?")
-        )
-    return line
 
 
 def digests_of(deps: Deps, *, team_id: str, user_id: str, lang: str) -> list[str]:
     """The digests this user set up, oldest first."""
-    mine: list[dict[str, Any]] = []
-    try:
-        rows = deps.records.store.items(DIGESTS_TABLE)
-    except Exception:  # a table another part of the app has not created yet
-        log.warning("could not read the digests table")
-        return []
-    for _, record in rows:
-        owner = record.get("created_by") or record.get("user_id")
-        team = record.get("team_id")
-        if owner == user_id and (team is None or team == team_id):
-            mine.append(record)
-    mine.sort(key=lambda r: float(r.get("created_at") or 0))
-    return [digest_line(r, lang) for r in mine]
+    mine = [
+        digest
+        for digest in deps.records.digests.values()
+        if digest.created_by == user_id and digest.team_id == team_id
+    ]
+    mine.sort(key=lambda digest: digest.created_at)
+    return [home_line(digest, lang=lang) for digest in mine]
 
 
 def _permalink(deps: Deps, channel: str, ts: str) -> str | None:

@@ -8,19 +8,16 @@ channel, recorded as a :class:`~suggestbot.store.records.SharedPost` so its Slac
 thread can be bound to the service's thread for refinements.
 
 An empty answer says why it may be empty and offers "Generate now": the app then watches for
-the new version (:mod:`suggestbot.jobs.inspiration_watch`) and posts it when it appears.
+the new version (:mod:`suggestbot.flows.inspiration_watches`) and posts it when it appears.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, Field
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import (
@@ -37,6 +34,8 @@ from suggestbot.flows.channel_posts import find_in_channel
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.matching import Resolution, parse_inspire, resolve_pair
 from suggestbot.flows.pacing import PACER
+from suggestbot.store.marks import ShareMark
+from suggestbot.store.offers import Offer, OfferedVariant, Watch, offer_of_share, share_key
 from suggestbot.store.records import SharedPost, Table, shared_post_key
 from suggestbot.ui.blocks.inspiration import (
     Labels,
@@ -55,76 +54,26 @@ from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 
-OFFERS_TABLE = "inspiration_offers"
-SHARES_TABLE = "inspiration_shares"
-WATCHES_TABLE = "inspiration_watches"
 SHARE_ROLE = "inspiration_share"
 
 
-class OfferedVariant(BaseModel):
-    suggestion_id: str
-    variant_no: int
-    kind: str
-    asset_ref: str | None = None
-
-
-class Offer(BaseModel):
-    """What one ephemeral answer showed (no URLs), so its buttons act on exactly that."""
-
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
-    team_id: str
-    user_id: str
-    channel_id: str
-    segment_id: str
-    use_case_id: str
-    segment_name: str
-    use_case_name: str
-    locale: str
-    version: int | None = None
-    suggestion_set_id: str
-    variants: list[OfferedVariant]
-    created_at: float = Field(default_factory=time.time)
-
-
-class Watch(BaseModel):
-    """After "Generate now": poll until the set appears or a newer version does, then post."""
-
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
-    team_id: str
-    user_id: str
-    channel_id: str
-    segment_id: str
-    use_case_id: str
-    segment_name: str
-    use_case_name: str
-    locale: str
-    known_version: int | None = None
-    started_at: float
-    next_poll_at: float
-
-
 def offers(deps: Deps) -> Table[Offer]:
-    return Table(deps.records.store, OFFERS_TABLE, Offer)
+    return deps.records.offers
 
 
 def watches(deps: Deps) -> Table[Watch]:
-    return Table(deps.records.store, WATCHES_TABLE, Watch)
+    return deps.records.watches
 
 
 def prune(deps: Deps, *, older_than: float) -> int:
     """Forget answers (and their share claims) shown before ``older_than`` (epoch seconds);
     their buttons then say the answer expired. Returns how many answers were dropped."""
-    store = deps.records.store
-    gone = {
-        key
-        for key, raw in store.items(OFFERS_TABLE)
-        if float(raw.get("created_at") or 0.0) < older_than
-    }
+    gone = {key for key, offer in deps.records.offers.items() if offer.created_at < older_than}
     for key in gone:
-        store.delete(OFFERS_TABLE, key)
-    for key, _ in store.items(SHARES_TABLE):
-        if key.partition(":")[0] in gone:
-            store.delete(SHARES_TABLE, key)
+        deps.records.offers.delete(key)
+    for key, _ in deps.records.shares.items():
+        if offer_of_share(key) in gone:
+            deps.records.shares.delete(key)
     return len(gone)
 
 
@@ -555,25 +504,25 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
         say(deps, asker, "inspire.offer_gone")
         return None
     channel = offer.channel_id
-    key = f"{offer.id}:{offered.variant_no}"
-    store = deps.records.store
-    if not store.put_if_absent(SHARES_TABLE, key, {"state": "intent", "at": deps.clock()}):
-        existing = store.get(SHARES_TABLE, key) or {}
-        if existing.get("ts"):
-            return Shared(channel_id=channel, ts=str(existing["ts"]), already=True)
+    key = share_key(offer.id, offered.variant_no)
+    marks = deps.records.shares
+    if not marks.put_if_absent(key, ShareMark(state="intent", at=deps.clock())):
+        existing = marks.get(key)
+        if existing is not None and existing.ts:
+            return Shared(channel_id=channel, ts=existing.ts, already=True)
         found = find_in_channel(
             deps,
             channel=channel,
-            since=float(existing.get("at") or 0.0),
+            since=(existing.at if existing else None) or 0.0,
             matches=lambda p: p.get("role") == SHARE_ROLE and p.get("share") == key,
         )
         if found:
-            store.put(SHARES_TABLE, key, {"state": "posted", "ts": found})
+            marks.put(key, ShareMark(state="posted", ts=found))
             return Shared(channel_id=channel, ts=found, already=True)
     try:
         suggestion, total, url = _suggestion_with_url(deps, offer, suggestion_id)
     except ContentApiError as exc:
-        store.delete(SHARES_TABLE, key)
+        marks.delete(key)
         log.warning("reading the suggestion to share failed (%s)", exc)
         say(deps, asker, "inspire.unavailable")
         return None
@@ -601,13 +550,13 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
         )
         PACER.posted(channel)
     except SlackApiError as exc:
-        store.delete(SHARES_TABLE, key)
+        marks.delete(key)
         error = slackio.slack_error(exc)
         if error in slackio.UNREACHABLE_CHANNEL:
             say(deps, asker, "inspire.cannot_post", channel=channel)
             return None
         raise
-    store.put(SHARES_TABLE, key, {"state": "posted", "ts": ts})
+    marks.put(key, ShareMark(state="posted", ts=ts))
     for extra in messages[1:]:
         slackio.post(deps, channel=channel, message=extra, thread_ts=ts)
     record_shared(

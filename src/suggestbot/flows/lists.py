@@ -15,8 +15,6 @@ import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from suggestbot.contentapi import (
     ContentApiError,
     ContentClient,
@@ -28,6 +26,7 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio, yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.refine import respond
+from suggestbot.store.conversation import ListState
 from suggestbot.store.records import Table, user_key
 from suggestbot.ui.blocks.lists import (
     RunItem,
@@ -46,38 +45,13 @@ PAGE_SIZE = 10
 FETCHES_PER_PAGE = 5
 # How many creator-less threads the user refined are read (newest first) for their lists.
 REFINED_READ_MAX = 20
-LISTS_TABLE = "list_pages"
-LEGACY_CURSORS_TABLE = "list_cursors"  # More buttons posted before list state was kept
 KEEP_LIST_S = 2 * 24 * 3600
 THREADS, RUNS = "threads", "runs"
 Item = ThreadItem | RunItem
 
 
-class ListState(BaseModel):
-    """One list message's paging state, kept in the store (a button value is too small).
-
-    ``page`` names the page the message shows; a More press carries it, so a second press of
-    the same button (or a stale copy) cannot skip a page. ``last`` is what the message shows,
-    so an empty final page can end the list without hiding it.
-    """
-
-    kind: str
-    team_id: str
-    user_id: str
-    cursor: str | None = None
-    creator: str | None = None
-    pending: list[dict[str, Any]] = Field(default_factory=list)  # ThreadItems (``Cursor``)
-    page: int = 1
-    ended: bool = False
-    claim: str | None = None
-    shown_ids: list[str] = Field(default_factory=list)
-    shown_count: int = 0
-    last: list[dict[str, Any]] = Field(default_factory=list)
-    created_at: float = Field(default_factory=time.time)
-
-
 def _lists(deps: Deps) -> Table[ListState]:
-    return Table(deps.records.store, LISTS_TABLE, ListState)
+    return deps.records.lists
 
 
 def user_client(deps: Deps, *, team_id: str, user_id: str) -> ContentClient | None:
@@ -284,8 +258,8 @@ def _failure_notice(exc: ContentApiError, *, kind: str, user_id: str, lang: str)
 def _forget_old_lists(deps: Deps) -> None:
     cutoff = time.time() - KEEP_LIST_S
     table = _lists(deps)
-    for key, raw in list(deps.records.store.items(LISTS_TABLE)):
-        if float(raw.get("created_at") or 0) < cutoff:
+    for key, state in list(table.items()):
+        if state.created_at < cutoff:
             table.delete(key)
 
 
@@ -448,6 +422,6 @@ def more(
 
 def _legacy_cursor(deps: Deps, rest: str) -> str | None:
     if rest.startswith("ref:"):
-        kept = deps.records.store.get(LEGACY_CURSORS_TABLE, rest.removeprefix("ref:"))
-        return str(kept["cursor"]) if kept else None
+        kept = deps.records.legacy_cursors.get(rest.removeprefix("ref:"))
+        return kept.cursor if kept else None
     return rest

@@ -13,11 +13,8 @@ asked, and what they typed is kept (:class:`PendingInstruction`) until they answ
 from __future__ import annotations
 
 import logging
-import time
-import uuid
 from datetime import timedelta
 
-from pydantic import BaseModel, Field
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import (
@@ -31,6 +28,7 @@ from suggestbot.contentapi import (
 from suggestbot.flows import interactions, linking, requests, slackio, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
+from suggestbot.store.conversation import PendingInstruction
 from suggestbot.store.records import HeldInput, Request, Table, user_key
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.turns import (
@@ -49,7 +47,6 @@ from suggestbot.ui.replies import ThreadReply, parse_variant_choice
 
 log = logging.getLogger(__name__)
 
-PENDING_TABLE = "pending_instructions"
 IMAGE_REGENERATE = ImageMode.REGENERATE.value
 # Slack answers these when an ephemeral cannot reach the user in that conversation.
 _EPHEMERAL_UNREACHABLE = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
@@ -59,21 +56,8 @@ _EPHEMERAL_UNREACHABLE = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 KEEP_PENDING = timedelta(days=7)
 
 
-class PendingInstruction(BaseModel):
-    """An instruction typed in a thread whose variant is still to be chosen (or confirmed)."""
-
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex)
-    team_id: str
-    user_id: str
-    channel: str
-    thread_ts: str
-    text: str
-    regenerate_image: bool = False
-    created_at: float = Field(default_factory=time.time)
-
-
 def pending(deps: Deps) -> Table[PendingInstruction]:
-    return Table(deps.records.store, PENDING_TABLE, PendingInstruction)
+    return deps.records.pending
 
 
 def refinement_request(

@@ -22,6 +22,7 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import root_message
+from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import (
@@ -32,8 +33,6 @@ from suggestbot.ui.blocks.results import (
 )
 
 log = logging.getLogger(__name__)
-
-POSTS_TABLE = "posts"
 
 
 def asset_ref(suggestion: Suggestion) -> str | None:
@@ -132,7 +131,7 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
 
 
 def _claim(deps: Deps, key: str) -> bool:
-    return deps.records.store.put_if_absent(POSTS_TABLE, key, {"state": "intent"})
+    return deps.records.posts.put_if_absent(key, PostMark(state="intent"))
 
 
 def _post_once(
@@ -140,9 +139,9 @@ def _post_once(
 ) -> str | None:
     key = f"{req.id}:{variant.number}"
     if not _claim(deps, key):
-        existing = deps.records.store.get(POSTS_TABLE, key) or {}
-        if existing.get("ts"):
-            return str(existing["ts"])
+        existing = deps.records.posts.get(key)
+        if existing is not None and existing.ts:
+            return existing.ts
         if thread_ts:
             found = slackio.find_posted(
                 deps,
@@ -154,7 +153,7 @@ def _post_once(
             )
             if found:
                 log.info("request %s variant %d was already posted", req.id, variant.number)
-                deps.records.store.put(POSTS_TABLE, key, {"state": "posted", "ts": found})
+                deps.records.posts.put(key, PostMark(state="posted", ts=found))
                 return found
     deps.crash_point("before_post_variant")
     messages = build_variant_messages(lang=req.lang, variant=variant)
@@ -165,7 +164,7 @@ def _post_once(
     deps.crash_point("variant_posted_not_recorded")
     for extra in messages[1:]:
         slackio.post(deps, channel=channel, message=extra, thread_ts=thread_ts)
-    deps.records.store.put(POSTS_TABLE, key, {"state": "posted", "ts": first_ts})
+    deps.records.posts.put(key, PostMark(state="posted", ts=first_ts))
     return first_ts
 
 

@@ -31,8 +31,6 @@ from suggestbot.ui.blocks.turns import ThreadStatus, build_thread_status
 log = logging.getLogger(__name__)
 
 BINDINGS_TABLE = "thread_bindings"
-# Written by the sharing of ready-made content (``records.SharedPost``), read here as plain JSON.
-SHARED_POSTS_TABLE = "shared_posts"
 # Looking a thread up walks the listing newest first; a root older than this many threads of
 # its segment and use case is given up on (its thread id is then learnt at the next turn).
 LOOKUP_PAGE_SIZE = 100
@@ -276,7 +274,8 @@ def binding_of(deps: Deps, *, channel: str, thread_ts: str) -> ThreadBinding | N
 def _bind_shared_post(deps: Deps, *, channel: str, thread_ts: str) -> ThreadBinding | None:
     """Bind a root posted from ready-made content (shared inspiration, a digest), which its
     poster recorded in the ``shared_posts`` table under the same key."""
-    raw = deps.records.store.get(SHARED_POSTS_TABLE, binding_key(channel, thread_ts))
+    post = deps.records.shared_posts.get(binding_key(channel, thread_ts))
+    raw = post.model_dump(mode="json") if post else None
     if not raw:
         return None
     ids = [str(i) for i in raw.get("suggestion_ids") or []]

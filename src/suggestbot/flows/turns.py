@@ -19,7 +19,8 @@ from suggestbot.contentapi import (
 )
 from suggestbot.flows import slackio, threads
 from suggestbot.flows.deps import Deps
-from suggestbot.flows.results import POSTS_TABLE, asset_ref, mint_urls
+from suggestbot.flows.results import asset_ref, mint_urls
+from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import Button, Message, Variant
@@ -96,7 +97,7 @@ def post_turn(deps: Deps, req: Request, run: GenerationRun) -> None:
     else:
         slackio.update(deps, channel=channel, ts=ts, message=messages[0])
     for index, extra in enumerate(messages[1:], start=1):
-        if deps.records.store.put_if_absent(POSTS_TABLE, f"{req.id}:turn:{index}", {"ts": None}):
+        if deps.records.posts.put_if_absent(f"{req.id}:turn:{index}", PostMark(ts=None)):
             slackio.post(deps, channel=channel, message=extra, thread_ts=req.thread_ts)
     if binding is not None:
         binding = threads.advance(

@@ -22,7 +22,6 @@ from suggestbot.store.records import LinkedUser, user_key
 
 log = logging.getLogger(__name__)
 
-BINDINGS_TABLE = "thread_bindings"  # written by flows.threads, read here as plain JSON
 # Root origins whose threads always have a creator: listed to a signed-in user only if theirs.
 OWNED_ORIGINS = frozenset({"steered", "user_draft"})
 # Requests whose refinement reached the service (a run exists or existed).
@@ -86,9 +85,9 @@ def refined_threads(deps: Deps, *, team_id: str, user_id: str) -> list[str]:
     found: dict[str, None] = {}
     for req in mine:
         key = req.labels.get("thread") or f"{req.channel_id}:{req.thread_ts}"
-        binding = deps.records.store.get(BINDINGS_TABLE, key)
-        if binding and binding.get("service_thread_id"):
-            found.setdefault(str(binding["service_thread_id"]))
+        lineage = deps.records.thread_lineages.get(key)
+        if lineage is not None and lineage.service_thread_id:
+            found.setdefault(lineage.service_thread_id)
     return list(found)
 
 

@@ -18,12 +18,9 @@ import enum
 import ipaddress
 import logging
 import threading
-import time
 from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import urlsplit
-
-from pydantic import BaseModel, Field
 
 from suggestbot.contentapi import (
     ClientCredentialsAuth,
@@ -37,24 +34,14 @@ from suggestbot.contentapi import (
 from suggestbot.installations.scope import current_team
 from suggestbot.logs import register_secret
 from suggestbot.store import Store, TokenVault
+from suggestbot.store.records import Records
+from suggestbot.store.workspaces import ServiceCredentials
 
 log = logging.getLogger(__name__)
 
-TABLE = "service_credentials"
 CHECK_TIMEOUT_S = 10.0
 
 ClientFactory = Callable[[str, str, str], ContentClient]
-
-
-class ServiceCredentials(BaseModel):
-    """A workspace's machine credential of the service (the secret only as ciphertext)."""
-
-    team_id: str
-    base_url: str
-    client_id: str
-    client_secret_enc: str = Field(repr=False)
-    set_by: str
-    set_at: float = Field(default_factory=time.time)
 
 
 def build_client(base_url: str, client_id: str, client_secret: str) -> ContentClient:
@@ -81,7 +68,7 @@ class ContentClients:
         default: ContentClient,
         factory: ClientFactory = build_client,
     ) -> None:
-        self._store = store
+        self._credentials = Records(store).service_credentials
         self._vault = vault
         self.default = default
         self._factory = factory
@@ -93,8 +80,7 @@ class ContentClients:
 
     # -- credentials -----------------------------------------------------------------------
     def credentials(self, team_id: str) -> ServiceCredentials | None:
-        raw = self._store.get(TABLE, team_id)
-        return None if raw is None else ServiceCredentials.model_validate(raw)
+        return self._credentials.get(team_id)
 
     def set_credentials(
         self, *, team_id: str, base_url: str, client_id: str, client_secret: str, set_by: str
@@ -107,12 +93,12 @@ class ContentClients:
             client_secret_enc=self._vault.encrypt(client_secret),
             set_by=set_by,
         )
-        self._store.put(TABLE, team_id, record.model_dump(mode="json"))
+        self._credentials.put(team_id, record)
         self.forget(team_id)
         log.info("workspace %s now uses the content service at %s", team_id, record.base_url)
 
     def delete_credentials(self, team_id: str) -> bool:
-        removed = self._store.delete(TABLE, team_id)
+        removed = self._credentials.delete(team_id)
         self.forget(team_id)
         return removed
 

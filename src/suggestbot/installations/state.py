@@ -26,10 +26,11 @@ from collections.abc import Callable
 from slack_sdk.oauth.state_store import OAuthStateStore
 
 from suggestbot.store import Store
+from suggestbot.store.records import Records
+from suggestbot.store.workspaces import OAuthState
 
 log = logging.getLogger(__name__)
 
-TABLE = "oauth_states"
 DEFAULT_EXPIRATION_S = 600
 
 
@@ -53,7 +54,7 @@ class SignedStateStore(OAuthStateStore):
     ) -> None:
         if not secret:
             raise ValueError("SLACK_STATE_SECRET is needed to sign OAuth states")
-        self._store = store
+        self._states = Records(store).oauth_states
         self._key = secret.encode("utf-8")
         self.expiration_seconds = expiration_seconds
         self._clock = clock
@@ -73,7 +74,7 @@ class SignedStateStore(OAuthStateStore):
         self._forget_expired(now)
         nonce = secrets.token_urlsafe(24)
         payload = f"{nonce}.{int(now + self.expiration_seconds)}"
-        self._store.put(TABLE, nonce, {"expires_at": now + self.expiration_seconds})
+        self._states.put(nonce, OAuthState(expires_at=now + self.expiration_seconds))
         return f"{payload}.{self._sign(payload)}"
 
     def consume(self, state: str) -> bool:
@@ -84,7 +85,7 @@ class SignedStateStore(OAuthStateStore):
         if not hmac.compare_digest(signature, self._sign(f"{nonce}.{expires}")):
             log.warning("refused an OAuth callback: its state is not signed by this app")
             return False
-        was_issued = self._store.delete(TABLE, nonce)
+        was_issued = self._states.delete(nonce)
         if not was_issued:
             log.warning("refused an OAuth callback: its state was used already or never issued")
             return False
@@ -94,9 +95,9 @@ class SignedStateStore(OAuthStateStore):
         return True
 
     def _forget_expired(self, now: float) -> None:
-        for nonce, record in self._store.items(TABLE):
-            if float(record.get("expires_at") or 0) < now:
-                self._store.delete(TABLE, nonce)
+        for nonce, issued in self._states.items():
+            if issued.expires_at < now:
+                self._states.delete(nonce)
 
 
 def _parts(state: str | None) -> tuple[str | None, str, str]:

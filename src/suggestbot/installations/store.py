@@ -21,18 +21,15 @@ install (no team) is keyed by its enterprise (``E:<enterprise>``).
 from __future__ import annotations
 
 import logging
-import time
-from typing import Any
 
-from pydantic import BaseModel, Field
 from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
 
 from suggestbot.store import Store, TokenVault
+from suggestbot.store.records import Records
+from suggestbot.store.workspaces import StoredBot, StoredInstallation
 
 log = logging.getLogger(__name__)
 
-BOTS_TABLE = "slack_bots"
-INSTALLATIONS_TABLE = "slack_installations"
 LATEST = "latest"
 
 
@@ -45,53 +42,6 @@ def workspace_key(
     return f"E:{enterprise_id or '-'}"
 
 
-class StoredBot(BaseModel):
-    """A workspace's bot, as stored: tokens as ciphertext only."""
-
-    app_id: str | None = None
-    enterprise_id: str | None = None
-    enterprise_name: str | None = None
-    team_id: str | None = None
-    team_name: str | None = None
-    bot_token_enc: str = Field(repr=False)
-    bot_id: str | None = None
-    bot_user_id: str | None = None
-    bot_scopes: list[str] = Field(default_factory=list)
-    bot_refresh_token_enc: str | None = Field(default=None, repr=False)
-    bot_token_expires_at: int | None = None
-    is_enterprise_install: bool = False
-    installed_at: float = Field(default_factory=time.time)
-
-
-class StoredInstallation(BaseModel):
-    """One install by one person, as stored: tokens and the webhook URL as ciphertext only."""
-
-    app_id: str | None = None
-    enterprise_id: str | None = None
-    enterprise_name: str | None = None
-    enterprise_url: str | None = None
-    team_id: str | None = None
-    team_name: str | None = None
-    bot_token_enc: str | None = Field(default=None, repr=False)
-    bot_id: str | None = None
-    bot_user_id: str | None = None
-    bot_scopes: list[str] = Field(default_factory=list)
-    bot_refresh_token_enc: str | None = Field(default=None, repr=False)
-    bot_token_expires_at: int | None = None
-    user_id: str
-    user_token_enc: str | None = Field(default=None, repr=False)
-    user_scopes: list[str] = Field(default_factory=list)
-    user_refresh_token_enc: str | None = Field(default=None, repr=False)
-    user_token_expires_at: int | None = None
-    incoming_webhook_url_enc: str | None = Field(default=None, repr=False)
-    incoming_webhook_channel: str | None = None
-    incoming_webhook_channel_id: str | None = None
-    incoming_webhook_configuration_url: str | None = None
-    is_enterprise_install: bool = False
-    token_type: str | None = None
-    installed_at: float = Field(default_factory=time.time)
-
-
 class EncryptedInstallationStore(InstallationStore):
     """slack_sdk's ``InstallationStore`` on the app's store, with every token encrypted.
 
@@ -102,7 +52,9 @@ class EncryptedInstallationStore(InstallationStore):
     """
 
     def __init__(self, store: Store, vault: TokenVault, *, client_id: str | None = None) -> None:
-        self._store = store
+        records = Records(store)
+        self._bots = records.slack_bots
+        self._installations = records.slack_installations
         self._vault = vault
         self.client_id = client_id
         self._logger = log
@@ -155,10 +107,10 @@ class EncryptedInstallationStore(InstallationStore):
             is_enterprise_install=bool(installation.is_enterprise_install),
             token_type=installation.token_type,
             installed_at=installation.installed_at,
-        ).model_dump(mode="json")
-        self._store.put(INSTALLATIONS_TABLE, f"{key}:{LATEST}", record)
+        )
+        self._installations.put(f"{key}:{LATEST}", record)
         if installation.user_id:
-            self._store.put(INSTALLATIONS_TABLE, f"{key}:user:{installation.user_id}", record)
+            self._installations.put(f"{key}:user:{installation.user_id}", record)
         log.info("saved the installation of workspace %s", installation.team_id)
 
     def save_bot(self, bot: Bot) -> None:
@@ -184,7 +136,7 @@ class EncryptedInstallationStore(InstallationStore):
             is_enterprise_install=bool(bot.is_enterprise_install),
             installed_at=bot.installed_at,
         )
-        self._store.put(BOTS_TABLE, key, record.model_dump(mode="json"))
+        self._bots.put(key, record)
 
     # -- reading ---------------------------------------------------------------------------
     def find_bot(
@@ -199,10 +151,9 @@ class EncryptedInstallationStore(InstallationStore):
             team_id=team_id,
             is_enterprise_install=is_enterprise_install,
         )
-        raw = self._store.get(BOTS_TABLE, key)
-        if raw is None:
+        stored = self._bots.get(key)
+        if stored is None:
             return None
-        stored = StoredBot.model_validate(raw)
         return Bot(
             app_id=stored.app_id,
             enterprise_id=stored.enterprise_id,
@@ -233,10 +184,9 @@ class EncryptedInstallationStore(InstallationStore):
             is_enterprise_install=is_enterprise_install,
         )
         suffix = LATEST if user_id is None else f"user:{user_id}"
-        raw = self._store.get(INSTALLATIONS_TABLE, f"{key}:{suffix}")
-        if raw is None:
+        stored = self._installations.get(f"{key}:{suffix}")
+        if stored is None:
             return None
-        stored = StoredInstallation.model_validate(raw)
         installation = Installation(
             app_id=stored.app_id,
             enterprise_id=stored.enterprise_id,
@@ -282,14 +232,12 @@ class EncryptedInstallationStore(InstallationStore):
 
     def teams(self) -> list[str]:
         """Team ids of every workspace with a bot installed."""
-        return [
-            str(raw["team_id"]) for _, raw in self._store.items(BOTS_TABLE) if raw.get("team_id")
-        ]
+        return [bot.team_id for bot in self._bots.values() if bot.team_id]
 
     # -- deleting --------------------------------------------------------------------------
     def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
-        if self._store.delete(BOTS_TABLE, key):
+        if self._bots.delete(key):
             log.info("deleted the bot token of workspace %s", team_id or enterprise_id)
 
     def delete_installation(
@@ -299,16 +247,14 @@ class EncryptedInstallationStore(InstallationStore):
         prefix = f"{key}:" if user_id is None else f"{key}:user:{user_id}"
         doomed = [
             k
-            for k, _ in self._store.items(INSTALLATIONS_TABLE)
+            for k, _ in self._installations.items()
             if (k.startswith(prefix) if user_id is None else k == prefix)
         ]
         for each in doomed:
-            self._store.delete(INSTALLATIONS_TABLE, each)
+            self._installations.delete(each)
         if user_id is not None:
             # The latest installation carries this person's tokens when they installed last.
-            self._store.update(
-                INSTALLATIONS_TABLE, f"{key}:{LATEST}", lambda raw: _without_user(raw, user_id)
-            )
+            self._installations.update(f"{key}:{LATEST}", lambda kept: _without_user(kept, user_id))
 
     def delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         self.delete_bot(enterprise_id=enterprise_id, team_id=team_id)
@@ -321,13 +267,14 @@ def _drop_bot(installation: Installation) -> None:
     installation.bot_token_expires_at = None
 
 
-def _without_user(raw: dict[str, Any] | None, user_id: str) -> dict[str, Any] | None:
-    if raw is None or raw.get("user_id") != user_id:
-        return raw
-    return {
-        **raw,
-        "user_token_enc": None,
-        "user_refresh_token_enc": None,
-        "user_token_expires_at": None,
-        "user_scopes": [],
-    }
+def _without_user(kept: StoredInstallation, user_id: str) -> StoredInstallation:
+    if kept.user_id != user_id:
+        return kept
+    return kept.model_copy(
+        update={
+            "user_token_enc": None,
+            "user_refresh_token_enc": None,
+            "user_token_expires_at": None,
+            "user_scopes": [],
+        }
+    )

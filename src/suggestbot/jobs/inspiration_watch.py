@@ -1,23 +1,12 @@
-"""After "Generate now": poll ``GET /v1/inspiration`` until the new set appears, then post it.
-
-``POST /v1/inspiration`` answers 202 with no run id, so the only signal is the read itself:
-data where there was none, or a version newer than the one known when asking. Watches are
-store records (a restart loses none); one job looks at the due ones every few seconds and
-reads each (segment, use case, locale) once per look, however many people are waiting for it.
-Polls follow the contract's schedule (10 s, then 30 s, then 60 s, slower after, until a cap).
-"""
+"""When the app looks for ready-made content it was asked to generate, and when it forgets old
+answers. What a look does is :mod:`suggestbot.flows.inspiration_watches`."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 
-from suggestbot.contentapi import ContentApiError
-from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows import inspiration
+from suggestbot.flows import inspiration, inspiration_watches
 from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Pair, Watch
-from suggestbot.installations.scope import team_scope
 from suggestbot.jobs.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -34,9 +23,11 @@ KEEP_OFFERS_S = 7 * 24 * 3600.0
 
 
 def schedule(scheduler: Scheduler, deps: Deps) -> None:
+    """Look at due watches every few seconds (scaled like every poll); prune hourly."""
+
     def tick() -> None:
         try:
-            poll_watches(deps)
+            inspiration_watches.poll_watches(deps)
         except Exception:
             log.exception("polling for generated ready-made content failed; trying again")
 
@@ -49,78 +40,3 @@ def schedule(scheduler: Scheduler, deps: Deps) -> None:
             log.exception("forgetting old inspiration answers failed; trying again later")
 
     scheduler.every(PRUNE_JOB_ID, PRUNE_EVERY_S, prune)
-
-
-def _is_new(watch: Watch, version: int | None) -> bool:
-    if watch.known_version is None:
-        return True
-    return version is not None and version > watch.known_version
-
-
-def poll_watches(deps: Deps, *, now: float | None = None) -> int:
-    """Poll every due watch once; returns how many were delivered."""
-    now = deps.clock() if now is None else now
-    table = inspiration.watches(deps)
-    groups: dict[tuple[str, str, str, str], list[Watch]] = {}
-    for watch in table.values():
-        if watch.next_poll_at <= now:
-            key = (watch.team_id, watch.segment_id, watch.use_case_id, watch.locale)
-            groups.setdefault(key, []).append(watch)
-    delivered = 0
-    for group in groups.values():
-        # Each workspace reads its own tenant and posts with its own bot token.
-        with team_scope(group[0].team_id):
-            delivered += _poll_group(deps, group, now)
-    return delivered
-
-
-def _poll_group(deps: Deps, group: list[Watch], now: float) -> int:
-    table = inspiration.watches(deps)
-    first = group[0]
-    segment_id, use_case_id, locale = first.segment_id, first.use_case_id, first.locale
-    pair = Pair(segment_id, first.segment_name, use_case_id, first.use_case_name)
-    try:
-        sets = deps.content.get_inspiration(
-            segment_id=segment_id, use_case_id=use_case_id, locale=locale
-        )
-    except ContentApiError as exc:
-        log.warning("polling ready-made content failed (%s); polling again later", exc)
-        _again(deps, group, now)
-        return 0
-    delivered = 0
-    version = sets[0].version if sets else None
-    ready = [w for w in group if sets and _is_new(w, version)]
-    waiting = [w for w in group if w not in ready]
-    if ready:
-        try:
-            found = inspiration.read_newest(deps, pair, asset_urls=True)
-        except ContentApiError as exc:
-            log.warning("reading generated content failed (%s); polling again later", exc)
-            found = None
-        if found is None:
-            waiting += ready
-        else:
-            for watch in ready:
-                try:
-                    inspiration.deliver_watch(deps, watch, found)
-                    delivered += 1
-                except Exception:
-                    log.exception("could not post generated content to %s", watch.user_id)
-                table.delete(watch.id)
-    _again(deps, waiting, now)
-    return delivered
-
-
-def _due_at(at: float) -> Callable[[Watch], Watch]:
-    return lambda w: w.model_copy(update={"next_poll_at": at})
-
-
-def _again(deps: Deps, group: list[Watch], now: float) -> None:
-    table = inspiration.watches(deps)
-    for watch in group:
-        delay = next_poll_delay((now - watch.started_at) / deps.poll_scale)
-        if delay is None:
-            table.delete(watch.id)
-            inspiration.watch_expired(deps, watch)
-            continue
-        table.update(watch.id, _due_at(now + delay * deps.poll_scale))

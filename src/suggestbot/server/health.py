@@ -19,12 +19,12 @@ from typing import Any
 
 from suggestbot.contentapi import ClientCredentialsAuth, ContentApiError, ContentClient
 from suggestbot.store import Store
+from suggestbot.store.records import HealthProbe, Records
 
 log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT_S = 3.0
 PROBE_TTL_S = 10.0
-STORE_TABLE = "health"
 
 
 def probe_client(base_url: str, client_id: str, client_secret: str) -> ContentClient:
@@ -93,7 +93,7 @@ class Health:
         service: ServiceProbe,
         secrets: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
-        self._store = store
+        self._probes = Records(store).health
         self._scheduler_running = scheduler_running
         self._service = service
         self._secrets = secrets
@@ -117,10 +117,10 @@ class Health:
     def _store_writes(self) -> bool:
         """Write a record and read it back: a store that only reads (a full disk, a read-only
         file, a lock held elsewhere) cannot record what users type."""
-        stamp = {"at": time.time()}
+        stamp = HealthProbe(at=time.time())
         try:
-            self._store.put(STORE_TABLE, "probe", stamp)
-            return self._store.get(STORE_TABLE, "probe") == stamp
+            self._probes.put("probe", stamp)
+            return self._probes.get("probe") == stamp
         except Exception as exc:  # a health check reports, it does not raise
             log.warning("health: the store cannot be written (%s)", type(exc).__name__)
             return False

@@ -1,8 +1,14 @@
 """The app's durable records and the tables that hold them.
 
 Each record is a pydantic model stored as JSON in one table of the :class:`~suggestbot.store.Store`.
-Nothing here holds a token in clear (user tokens are stored encrypted) or a signed image URL
-(only the opaque asset ``ref`` is kept; URLs are minted again when needed).
+:class:`Records` is the one way into those tables: it names every table of the app (no code
+outside ``store`` passes a table name) and gives each a typed :class:`Table`. Nothing here holds
+a token in clear (user tokens are stored encrypted) or a signed image URL (only the opaque asset
+``ref`` is kept; URLs are minted again when needed).
+
+Small records of one feature live beside this module: :mod:`~suggestbot.store.marks` (posted
+once), :mod:`~suggestbot.store.offers` (ready-made content shown to one person) and
+:mod:`~suggestbot.store.conversation` (a list being paged, an instruction waiting).
 """
 
 from __future__ import annotations
@@ -17,6 +23,15 @@ from pydantic import BaseModel, Field
 
 from suggestbot.store import Store
 from suggestbot.store.base import Updater
+from suggestbot.store.conversation import LegacyCursor, ListState, PendingInstruction
+from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
+from suggestbot.store.offers import Offer, Watch
+from suggestbot.store.workspaces import (
+    OAuthState,
+    ServiceCredentials,
+    StoredBot,
+    StoredInstallation,
+)
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -137,6 +152,10 @@ def _epoch_now() -> float:
     return time.time()
 
 
+# How a digest's ``weekdays`` name the days: 0 = Monday … 6 = Sunday, as ``date.weekday()``.
+WEEKDAYS: tuple[int, ...] = tuple(range(7))
+
+
 class Digest(BaseModel):
     """A channel's subscription to the newest ready-made content, posted on a wall-clock schedule.
 
@@ -197,8 +216,33 @@ def shared_post_key(channel_id: str, ts: str) -> str:
     return f"{channel_id}:{ts}"
 
 
-class Table(Generic[T]):
-    """Typed access to one table of the store."""
+class LocaleState(BaseModel):
+    """The content locale the service was last seen to hold (table ``workspace``, one key)."""
+
+    learned: str | None = None
+    learned_at: float | None = None
+    reported: str | None = None  # the learned value last reported as a mismatch
+
+
+CONTENT_LOCALE_KEY = "content_locale"
+
+
+class HealthProbe(BaseModel):
+    """What ``/healthz`` writes and reads back to know that the store still takes writes."""
+
+    at: float
+
+
+class ThreadLineage(BaseModel):
+    """What readers outside the thread flow need of a thread binding: the service thread it
+    follows, once known. The binding itself (written by :mod:`suggestbot.flows.threads`) has
+    more fields, which this view leaves alone."""
+
+    service_thread_id: str | None = None
+
+
+class View(Generic[T]):
+    """Read-only typed access to one table (for a reader that knows only part of a record)."""
 
     def __init__(self, store: Store, name: str, model: type[T]) -> None:
         self._store = store
@@ -209,28 +253,64 @@ class Table(Generic[T]):
         raw = self._store.get(self._name, key)
         return None if raw is None else self._model.model_validate(raw)
 
+    def items(self) -> Iterator[tuple[str, T]]:
+        """``(key, record)`` pairs in key order (a snapshot taken when iteration starts)."""
+        for key, raw in self._store.items(self._name):
+            yield key, self._model.model_validate(raw)
+
+    def values(self) -> Iterator[T]:
+        for _, record in self.items():
+            yield record
+
+
+class Table(View[T]):
+    """Typed access to one table of the store.
+
+    ``sparse`` tables write only the fields that were set (not the defaults), so records keep
+    the compact shape they had when they were written as plain dicts.
+    """
+
+    def __init__(self, store: Store, name: str, model: type[T], *, sparse: bool = False) -> None:
+        super().__init__(store, name, model)
+        self._sparse = sparse
+
+    def _dump(self, record: T) -> dict[str, Any]:
+        return record.model_dump(mode="json", exclude_unset=self._sparse)
+
     def put(self, key: str, record: T) -> None:
-        self._store.put(self._name, key, record.model_dump(mode="json"))
+        self._store.put(self._name, key, self._dump(record))
 
     def put_if_absent(self, key: str, record: T) -> bool:
-        return self._store.put_if_absent(self._name, key, record.model_dump(mode="json"))
+        return self._store.put_if_absent(self._name, key, self._dump(record))
 
     def delete(self, key: str) -> bool:
         return self._store.delete(self._name, key)
 
     def put_many(self, records: Mapping[str, T]) -> None:
         """Write many records in one commit."""
-        self._store.put_many(self._name, {k: r.model_dump(mode="json") for k, r in records.items()})
+        self._store.put_many(self._name, {k: self._dump(r) for k, r in records.items()})
 
     def put_many_if_absent(self, records: Mapping[str, T]) -> list[str]:
         """Write the records whose keys are free, in one commit; returns those keys."""
         return self._store.put_many_if_absent(
-            self._name, {k: r.model_dump(mode="json") for k, r in records.items()}
+            self._name, {k: self._dump(r) for k, r in records.items()}
         )
 
     def update(self, key: str, change: Callable[[T], T | None]) -> T | None:
         """Atomically read, change and write one record (``None`` from ``change`` deletes it)."""
         return self.update_many({key: change})[key]
+
+    def upsert(self, key: str, change: Callable[[T | None], T | None]) -> T | None:
+        """:meth:`update` that also sees an absent record (as None) and may create it."""
+        result: list[T | None] = [None]
+
+        def apply(raw: dict[str, Any] | None) -> dict[str, Any] | None:
+            changed = change(None if raw is None else self._model.model_validate(raw))
+            result[0] = changed
+            return None if changed is None else self._dump(changed)
+
+        self._store.update(self._name, key, apply)
+        return result[0]
 
     def update_many(self, changes: Mapping[str, Callable[[T], T | None]]) -> dict[str, T | None]:
         """:meth:`update` for many records in one commit (absent keys are left absent)."""
@@ -242,7 +322,7 @@ class Table(Generic[T]):
                     return None
                 changed = change(self._model.model_validate(raw))
                 results[key] = changed
-                return None if changed is None else changed.model_dump(mode="json")
+                return None if changed is None else self._dump(changed)
 
             return apply
 
@@ -251,9 +331,13 @@ class Table(Generic[T]):
         )
         return results
 
-    def values(self) -> Iterator[T]:
-        for _, raw in self._store.items(self._name):
-            yield self._model.model_validate(raw)
+
+# The tables that hold ciphertext (key rotation re-encrypts them; a census counts their keys).
+USERS = "users"
+SLACK_BOTS = "slack_bots"
+SLACK_INSTALLATIONS = "slack_installations"
+SERVICE_CREDENTIALS = "service_credentials"
+SECRET_TABLES = (USERS, SLACK_BOTS, SLACK_INSTALLATIONS, SERVICE_CREDENTIALS)
 
 
 def user_key(team_id: str, user_id: str) -> str:
@@ -261,14 +345,42 @@ def user_key(team_id: str, user_id: str) -> str:
 
 
 class Records:
-    """All tables of the app, by name."""
+    """All tables of the app, by name: the only place a table of the app is named."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.users: Table[LinkedUser] = Table(store, "users", LinkedUser)
+        self.users: Table[LinkedUser] = Table(store, USERS, LinkedUser)
         self.requests: Table[Request] = Table(store, "requests", Request)
         self.held: Table[HeldInput] = Table(store, "held_inputs", HeldInput)
         self.preferences: Table[Preferences] = Table(store, "preferences", Preferences)
         self.digests: Table[Digest] = Table(store, "digests", Digest)
         self.shared_posts: Table[SharedPost] = Table(store, "shared_posts", SharedPost)
         self.catalogs: Table[StoredCatalog] = Table(store, "catalogs", StoredCatalog)
+        # Posted once: "{request id}:{variant no}" and "{request id}:turn:{n}".
+        self.posts: Table[PostMark] = Table(store, "posts", PostMark, sparse=True)
+        # Delivery claims and marks of digests, "{digest id}:{local date}".
+        self.digest_deliveries: Table[DigestDelivery] = Table(
+            store, "digest_deliveries", DigestDelivery, sparse=True
+        )
+        self.offers: Table[Offer] = Table(store, "inspiration_offers", Offer)
+        self.shares: Table[ShareMark] = Table(store, "inspiration_shares", ShareMark, sparse=True)
+        self.watches: Table[Watch] = Table(store, "inspiration_watches", Watch)
+        self.lists: Table[ListState] = Table(store, "list_pages", ListState)
+        self.legacy_cursors: View[LegacyCursor] = View(store, "list_cursors", LegacyCursor)
+        self.pending: Table[PendingInstruction] = Table(
+            store, "pending_instructions", PendingInstruction
+        )
+        # One record per workspace fact; today only the content locale (CONTENT_LOCALE_KEY).
+        self.workspace: Table[LocaleState] = Table(store, "workspace", LocaleState)
+        # Written by flows.threads (which owns the full ThreadBinding record).
+        self.thread_lineages: View[ThreadLineage] = View(store, "thread_bindings", ThreadLineage)
+        self.health: Table[HealthProbe] = Table(store, "health", HealthProbe)
+        # Per Slack workspace (suggestbot.installations): tokens and secrets as ciphertext.
+        self.slack_bots: Table[StoredBot] = Table(store, SLACK_BOTS, StoredBot)
+        self.slack_installations: Table[StoredInstallation] = Table(
+            store, SLACK_INSTALLATIONS, StoredInstallation
+        )
+        self.service_credentials: Table[ServiceCredentials] = Table(
+            store, SERVICE_CREDENTIALS, ServiceCredentials
+        )
+        self.oauth_states: Table[OAuthState] = Table(store, "oauth_states", OAuthState)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,8 +23,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
-from suggestbot.flows.digest_schedule import WEEKDAYS, WORKDAYS, Schedule, next_fire
-from suggestbot.store.records import Digest
+from suggestbot.store.records import WEEKDAYS, Digest
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
 from suggestbot.ui.blocks.text import escape_mrkdwn
@@ -35,6 +34,7 @@ OPTION_TEXT_MAX = 75
 DEFAULT_TIME = "09:00"
 QUIET = "quiet"
 SHORT_LINE = "line"
+WORKDAYS = (0, 1, 2, 3, 4)  # chosen in a new digest's modal, and shown as "Mon–Fri"
 # Each digest takes a section and an actions block in the list.
 _LIST_ROOM = (MESSAGE_BLOCKS_MAX - 2) // 2
 
@@ -170,8 +170,36 @@ def paused_note(reason: str | None, *, lang: str, channel: str) -> str:
     return t("home.digest_paused_because", lang, reason=problem(reason, lang=lang, channel=channel))
 
 
-def describe(digest: Digest, *, lang: str, now: datetime) -> str:
-    """One digest in a few lines: what, when, where, state, last delivery and last error."""
+_HOME_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+def home_line(digest: Digest, *, lang: str) -> str:
+    """One digest as a line on App Home: channel, what, when, and why it paused."""
+    names = [
+        t(f"home.weekday.{_HOME_WEEKDAYS[d]}", lang)
+        for d in digest.weekdays
+        if 0 <= d < len(_HOME_WEEKDAYS)
+    ]
+    line = t(
+        "home.digest_line",
+        lang,
+        channel=f"<#{digest.channel_id}>",
+        segment=escape_mrkdwn(digest.segment_name),
+        use_case=escape_mrkdwn(digest.use_case_name),
+        time=escape_mrkdwn(digest.time),
+        tz=escape_mrkdwn(digest.tz),
+        days=", ".join(names) or "—",
+    )
+    if digest.paused:
+        line += " " + paused_note(digest.paused_reason, lang=lang, channel=digest.channel_id)
+    return line
+
+
+def describe(digest: Digest, *, lang: str, next_fire: datetime | None) -> str:
+    """One digest in a few lines: what, when, where, state, last delivery and last error.
+
+    ``next_fire`` is when an active digest posts next (None: never, with no weekday chosen).
+    """
     what = t(
         "digest.line",
         lang,
@@ -196,10 +224,7 @@ def describe(digest: Digest, *, lang: str, now: datetime) -> str:
             else t("digest.state_paused", lang)
         )
     else:
-        upcoming = next_fire(
-            Schedule.of(time=digest.time, tz=digest.tz, weekdays=digest.weekdays), after=now
-        )
-        when = slack_date(upcoming.timestamp()) if upcoming else "—"
+        when = slack_date(next_fire.timestamp()) if next_fire else "—"
         state = t("digest.state_active", lang, next=when)
     delivered = (
         slack_date(digest.last_delivery_at) if digest.last_delivery_at else t("digest.never", lang)
@@ -218,9 +243,16 @@ def describe(digest: Digest, *, lang: str, now: datetime) -> str:
 
 
 def build_digest_list(
-    *, lang: str, digests: Sequence[Digest], now: datetime, title: str
+    *,
+    lang: str,
+    digests: Sequence[Digest],
+    next_fires: Mapping[str, datetime | None],
+    title: str,
 ) -> Message:
-    """The digests with their health and buttons to pause or resume, preview and remove."""
+    """The digests with their health and buttons to pause or resume, preview and remove.
+
+    ``next_fires`` holds, by digest id, when each active digest posts next.
+    """
     blocks: list[Block] = [SectionBlock(block_id="title", text=MarkdownTextObject(text=title))]
     if not digests:
         blocks.append(
@@ -232,7 +264,9 @@ def build_digest_list(
         blocks.append(
             SectionBlock(
                 block_id=f"d-{digest.id}",
-                text=MarkdownTextObject(text=describe(digest, lang=lang, now=now)),
+                text=MarkdownTextObject(
+                    text=describe(digest, lang=lang, next_fire=next_fires.get(digest.id))
+                ),
             )
         )
         toggle = (

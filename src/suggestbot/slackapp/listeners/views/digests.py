@@ -8,7 +8,7 @@ from slack_bolt import Ack, App
 
 from suggestbot.flows import digests, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.flows.digest_schedule import is_valid_zone, parse_hhmm
+from suggestbot.flows.digests.schedule import is_valid_zone, parse_hhmm
 from suggestbot.flows.inspiration import Pair
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background

@@ -6,7 +6,7 @@ binding) cost more than the time Slack's one post per second per channel leaves 
 dozens of channels post at once. Holding them until the end of a round is safe: the deliveries
 were claimed before posting, so a crash before :meth:`PendingWrites.flush` leaves claims without
 marks, which the next wave settles by searching the channel's history
-(:mod:`suggestbot.jobs.digest_wave`): correct, only slower.
+(:mod:`suggestbot.flows.digests.delivery`): correct, only slower.
 
 :meth:`PendingWrites.flush` writes in the order that keeps every crash in between understood:
 
@@ -23,11 +23,8 @@ from collections.abc import Callable
 
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import SharedRoot, record_shared_many
-from suggestbot.store.codec import Record
+from suggestbot.store.marks import DigestDelivery
 from suggestbot.store.records import Digest
-
-# Claims and marks of digest deliveries, keyed "{digest id}:{local date}".
-DELIVERIES_TABLE = "digest_deliveries"
 
 DigestChange = Callable[[Digest], Digest]
 
@@ -38,14 +35,14 @@ class PendingWrites:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
         self._roots: list[SharedRoot] = []
-        self._marks: dict[str, Record] = {}
+        self._marks: dict[str, DigestDelivery] = {}
         self._changes: dict[str, DigestChange] = {}
 
     def share(self, root: SharedRoot) -> None:
         """Record a posted root and bind its thread."""
         self._roots.append(root)
 
-    def mark(self, key: str, record: Record) -> None:
+    def mark(self, key: str, record: DigestDelivery) -> None:
         """Mark a delivery handled (replacing its claim)."""
         self._marks[key] = record
 
@@ -60,7 +57,7 @@ class PendingWrites:
         self._roots, self._marks, self._changes = [], {}, {}
         record_shared_many(self._deps, roots)
         if marks:
-            self._deps.records.store.put_many(DELIVERIES_TABLE, marks)
+            self._deps.records.digest_deliveries.put_many(marks)
         if changes:
             self._deps.records.digests.update_many(changes)
 

@@ -22,8 +22,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 _MAX_GAP_MINUTES = 24 * 60
 # Posted this long after its time, a digest says that it is late.
 LATE_AFTER = timedelta(minutes=10)
-WEEKDAYS = tuple(range(7))  # 0 = Monday … 6 = Sunday, as ``date.weekday()``
-WORKDAYS = (0, 1, 2, 3, 4)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Digest subscriptions: create, find, pause, resume, remove, preview, and pause on a dead channel.
 
-The records live in the store table ``digests`` (:class:`~suggestbot.store.records.Digest`,
-also listed on App Home); the minute job that posts them is :mod:`suggestbot.jobs.digest_wave`.
+The records are :class:`~suggestbot.store.records.Digest` (also listed on App Home); what posts
+them is :mod:`suggestbot.flows.digests.wave`.
 """
 
 from __future__ import annotations
@@ -10,24 +10,14 @@ import logging
 from collections.abc import Collection
 from typing import Any
 
-from suggestbot.contentapi import ContentApiError, SuggestionSet
+from suggestbot.contentapi import ContentApiError
 from suggestbot.flows import home, interactions, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.flows.digest_schedule import Schedule, from_epoch, next_fire
-from suggestbot.flows.inspiration import (
-    Asker,
-    Pair,
-    image_url,
-    read_newest,
-    variant_of,
-)
+from suggestbot.flows.digests.content import pair_of, render
+from suggestbot.flows.digests.schedule import Schedule, from_epoch, next_fire
+from suggestbot.flows.inspiration import Asker, Pair, image_url, read_newest
 from suggestbot.store.records import Digest
 from suggestbot.ui.blocks.digests import build_digest_list, slack_date, weekday_names
-from suggestbot.ui.blocks.inspiration import (
-    Labels,
-    build_digest_line,
-    build_digest_message,
-)
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.text import escape_mrkdwn
@@ -41,10 +31,6 @@ _REASONS = frozenset({"not_in_channel", "is_archived", "channel_not_found", "res
 
 def schedule_of(digest: Digest) -> Schedule:
     return Schedule.of(time=digest.time, tz=digest.tz, weekdays=digest.weekdays)
-
-
-def pair_of(digest: Digest) -> Pair:
-    return Pair(digest.segment_id, digest.segment_name, digest.use_case_id, digest.use_case_name)
 
 
 def create(
@@ -146,7 +132,9 @@ def list_for(deps: Deps, asker: Asker) -> None:
     )
     title = t("digest.list_title", lang, channel=asker.channel_id)
     now = from_epoch(deps.clock())
-    tell(deps, asker, build_digest_list(lang=lang, digests=digests, now=now, title=title))
+    next_fires = {d.id: None if d.paused else next_fire(schedule_of(d), after=now) for d in digests}
+    message = build_digest_list(lang=lang, digests=digests, next_fires=next_fires, title=title)
+    tell(deps, asker, message)
 
 
 def describe_added(digest: Digest, *, lang: str, now: float) -> str:
@@ -210,50 +198,6 @@ def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
         channel=digest.channel_id,
     )
     home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
-
-
-def render(
-    digest: Digest,
-    found: SuggestionSet | None,
-    *,
-    urls: dict[str, str],
-    late_note: str | None,
-    always_show: bool = False,
-) -> Message | None:
-    """What the digest posts: the set (when new, or ``always_show``), else its short line, or
-    nothing when the digest is quiet about that."""
-    lang = digest.lang
-    labels = Labels(segment=digest.segment_name, use_case=digest.use_case_name)
-    if found is None:
-        if digest.quiet_when_unchanged and not always_show:
-            return None
-        text = t(
-            "digest.nothing_yet",
-            lang,
-            segment=escape_mrkdwn(labels.segment),
-            use_case=escape_mrkdwn(labels.use_case),
-        )
-        return build_digest_line(text=text, late_note=late_note)
-    unchanged = found.version is not None and found.version == digest.last_version
-    if unchanged and not always_show:
-        if digest.quiet_when_unchanged:
-            return None
-        text = t(
-            "digest.unchanged",
-            lang,
-            segment=escape_mrkdwn(labels.segment),
-            use_case=escape_mrkdwn(labels.use_case),
-            version=found.version,
-        )
-        return build_digest_line(text=text, late_note=late_note)
-    total = len(found.suggestions)
-    variants = [
-        variant_of(s, total=total, url=urls.get(str(s.asset.ref)) if s.asset else None)
-        for s in found.suggestions
-    ]
-    return build_digest_message(
-        lang=lang, labels=labels, version=found.version, variants=variants, late_note=late_note
-    )
 
 
 def preview(deps: Deps, asker: Asker, digest_id: str) -> None:

@@ -1,0 +1,72 @@
+"""Marks that make a post happen once: recorded before the post, completed after it.
+
+A mark is written with ``put_if_absent`` before posting (an intent, or a claim), and replaced by
+what was posted once Slack answered. A mark found without its completion means a process died
+in between; the flow then looks for the message in Slack before posting again. The records
+keep the compact shape they had when they were plain dicts: only the fields that were set are
+written (see :class:`~suggestbot.store.records.Table`'s ``sparse``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+PostState = Literal["intent", "posted"]
+DeliveryState = Literal["claimed", "posted", "quiet", "failed"]
+
+
+class PostMark(BaseModel):
+    """A variant of a run, or one extra message of a refinement's turn, posted once.
+
+    Keyed ``"{request id}:{variant no}"`` (``state`` then ``ts``) or
+    ``"{request id}:turn:{n}"`` (only ``ts``, left None: the claim alone is the mark).
+    """
+
+    state: PostState | None = None
+    ts: str | None = None
+
+
+class ShareMark(BaseModel):
+    """A variant of ready-made content shared into its channel once.
+
+    Keyed ``"{offer id}:{variant no}"``; ``at`` is when the intent was recorded, so the
+    channel's history is searched from then on.
+    """
+
+    state: PostState
+    at: float | None = None
+    ts: str | None = None
+
+
+class DigestDelivery(BaseModel):
+    """One digest's post for one local date: claimed before posting, then how it went.
+
+    Keyed ``"{digest id}:{local date}"``. ``at`` is when the delivery was claimed;
+    ``delivered_at`` when it was posted; ``problem`` why the content was empty, when known;
+    ``error`` the Slack error of a failed post.
+    """
+
+    state: DeliveryState
+    at: float | None = None
+    ts: str | None = None
+    version: int | None = None
+    delivered_at: float | None = None
+    problem: str | None = None
+    error: str | None = None
+
+    @property
+    def handled(self) -> bool:
+        """Whether the delivery is done (posted, or quietly skipped)."""
+        return self.state in ("posted", "quiet")
+
+
+def delivery_key(digest_id: str, local_date: str) -> str:
+    """The key of a digest's delivery for the ISO ``local_date``."""
+    return f"{digest_id}:{local_date}"
+
+
+def delivery_date(key: str) -> str:
+    """The ISO local date a delivery key names."""
+    return key.rpartition(":")[2]
