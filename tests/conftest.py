@@ -10,9 +10,8 @@ import itertools
 from collections.abc import Iterator
 
 import pytest
-from pg_cluster import PgCluster
 
-from suggestbot.store.pg_migrations import upgrade
+from pg_cluster import PgCluster
 from suggestbot.store.postgres import PostgresStore
 
 MIGRATED_TEMPLATE = "suggestbot_migrated"
@@ -26,11 +25,8 @@ def postgres() -> Iterator[PgCluster]:
     cluster = PgCluster().start()
     try:
         url = cluster.create_database(MIGRATED_TEMPLATE)
-        store = PostgresStore(url, check_schema=False)
-        try:
-            upgrade(store.engine)
-        finally:
-            store.close()
+        with PostgresStore(url, check_schema=False) as store:
+            store.upgrade_schema()
         yield cluster
     finally:
         cluster.remove()

@@ -127,9 +127,7 @@ class PgCluster:
 
     def stop_server(self) -> None:
         if self._running:
-            self._run(
-                str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop"
-            )
+            self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
             self._running = False
 
     def remove(self) -> None:

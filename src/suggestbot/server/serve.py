@@ -29,7 +29,7 @@ from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import build_http_app
-from suggestbot.store import StoreDamaged, VaultError
+from suggestbot.store import SchemaNotCurrent, StoreDamaged, StoreError, VaultError
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +79,10 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         runtime = Runtime(settings)
-    except (ValueError, VaultError, StoreDamaged) as exc:
+    except (ValueError, VaultError, StoreDamaged, SchemaNotCurrent, StoreError) as exc:
         log.error("cannot start: %s", exc)
         return 2
+    log.info("keeping state in %r", runtime.store)
 
     stop = threading.Event()
 

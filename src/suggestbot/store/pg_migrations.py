@@ -16,13 +16,11 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 
+from suggestbot.store.errors import SchemaNotCurrent
+
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 # Two ``db upgrade`` at once (two replicas' release jobs) take turns on this lock.
 _UPGRADE_LOCK = 0x5367_4442_5550  # arbitrary, constant
-
-
-class SchemaNotCurrent(RuntimeError):
-    """The database's schema is not the one this version of the app needs; says what to do."""
 
 
 def _config() -> Config:

@@ -50,6 +50,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from suggestbot.store import codec, pg_migrations
 from suggestbot.store.base import Store, Updater, check_key, check_table_name
 from suggestbot.store.codec import Record
+from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
@@ -60,14 +61,6 @@ CONNECT_TIMEOUT_S = 5
 # Rows per statement in a batch (psycopg allows 65,535 parameters; a typed row has up to 8).
 _ROWS_PER_STATEMENT = 1000
 _SCHEMES = ("postgresql", "postgres")
-
-
-class StoreError(RuntimeError):
-    """The database refused an operation; the message names the kind, never data or the URL."""
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached (down, restarting, refusing connections)."""
 
 
 def database_url(url: str) -> URL:
@@ -82,15 +75,8 @@ def database_url(url: str) -> URL:
         ) from None
     scheme = parsed.drivername.split("+", 1)[0]
     if scheme not in _SCHEMES:
-        raise ValueError(
-            f"SUGGESTBOT_DATABASE_URL must start with postgresql://, not {scheme}://"
-        )
+        raise ValueError(f"SUGGESTBOT_DATABASE_URL must start with postgresql://, not {scheme}://")
     return parsed.set(drivername="postgresql+psycopg")
-
-
-def database_password(url: str) -> str | None:
-    """The password inside ``url``, to keep it out of the logs."""
-    return database_url(url).password
 
 
 _URLISH = re.compile(r"\S+://\S+|password\s*=\s*\S+", re.IGNORECASE)
@@ -114,8 +100,7 @@ def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
             exc, sa_exc.OperationalError | sa_exc.InterfaceError
         ):
             return StoreUnavailable(
-                f"PostgreSQL cannot be reached ({_reason(orig or exc)}); the next call tries "
-                "again"
+                f"PostgreSQL cannot be reached ({_reason(orig or exc)}); the next call tries again"
             )
         state = getattr(orig, "sqlstate", None) or "unknown"
         return StoreError(f"PostgreSQL refused the operation ({type(orig).__name__}, {state})")
@@ -203,6 +188,13 @@ class PostgresStore(Store):
     def engine(self) -> Engine:
         return self._engine
 
+    def upgrade_schema(self) -> tuple[str | None, str]:
+        """Apply the shipped migrations (``suggestbot db upgrade``); ``(before, after)``."""
+        try:
+            return pg_migrations.upgrade(self._engine)
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
     def __repr__(self) -> str:
         url = self._engine.url
         return f"PostgresStore(host={url.host!r}, database={url.database!r})"
@@ -256,16 +248,12 @@ class PostgresStore(Store):
                 found[key] = value
         return found
 
-    def _upsert(
-        self, connection: Connection, target: _Target, items: Mapping[str, Record]
-    ) -> None:
+    def _upsert(self, connection: Connection, target: _Target, items: Mapping[str, Record]) -> None:
         rows = [target.row(key, value) for key, value in items.items()]
         for chunk in _chunks(rows):
             statement = pg_insert(target.table).values(list(chunk))
             changed = {
-                name: statement.excluded[name]
-                for name in chunk[0]
-                if name not in target.pk()
+                name: statement.excluded[name] for name in chunk[0] if name not in target.pk()
             }
             connection.execute(
                 statement.on_conflict_do_update(index_elements=target.pk(), set_=changed)
