@@ -11,6 +11,7 @@ Both read ``SUGGESTBOT_DATABASE_URL`` like the app does.
 from __future__ import annotations
 
 import argparse
+import logging
 import sqlite3
 import sys
 from pathlib import Path
@@ -71,6 +72,8 @@ def main(argv: list[str]) -> int:
 
     settings = Settings()
     configure_logging(level=settings.log_level, json=settings.log_json)
+    # Alembic narrates every schema check at INFO; this command prints what it did itself.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     url = settings.database_url
     if not url:
         return _fail("set SUGGESTBOT_DATABASE_URL=postgresql://user:password@host:port/database")

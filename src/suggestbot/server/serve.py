@@ -34,7 +34,7 @@ from suggestbot.store import SchemaNotCurrent, StoreDamaged, StoreError, VaultEr
 log = logging.getLogger(__name__)
 
 # Libraries whose INFO lines are one per routine event (apscheduler: two per poll of a run).
-CHATTY_LOGGERS = ("apscheduler",)
+CHATTY_LOGGERS = ("apscheduler", "alembic")
 
 
 class IsolatedSocketModeHandler(SocketModeHandler):
