@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from pg_cluster import PgCluster
 from sqlalchemy import text
 from test_store_contract import run_concurrently
 
+from pg_cluster import PgCluster
 from suggestbot.store import SchemaNotCurrent, StoreUnavailable, open_app_store
 from suggestbot.store.pg_schema import metadata
 from suggestbot.store.postgres import PostgresStore
