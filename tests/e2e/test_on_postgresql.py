@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from test_brief_flow import (
     test_connect_brief_three_variants_posted_in_order_with_images as test_brief_on_postgresql,
@@ -25,7 +26,9 @@ from test_exactly_once import (
     test_a_slash_command_delivered_twice_creates_one_run as test_doubled_delivery_on_postgresql,
 )
 
+from pg_cluster import PgCluster
 from suggestbot.demo.stage import ALICE, Stage, wait_for
+from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.store.postgres import PostgresStore
 
 __all__ = [
@@ -64,3 +67,21 @@ def test_killed_mid_posting_then_restarted_posts_each_variant_once_from_postgres
         assert stage.sandbox.counters.get("POST /v1/generation-runs") == 1
         with PostgresStore(postgres_url) as store:
             assert [record["state"] for _, record in store.items("requests")] == ["done"]
+
+
+def test_healthz_answers_503_while_postgresql_is_down_and_ok_again_once_it_is_back(
+    stage: Stage, postgres: PgCluster
+) -> None:
+    healthz = stage.slack.app_url.removesuffix(EVENTS_PATH) + "/healthz"
+    assert httpx.get(healthz, timeout=30).status_code == 200
+    postgres.stop_server()
+    try:
+        down = httpx.get(healthz, timeout=30)
+    finally:
+        postgres.start_server()
+    assert down.status_code == 503
+    assert down.json()["store"] is False
+    # No restart of the app: its pool reconnects by itself.
+    back = httpx.get(healthz, timeout=30)
+    assert back.status_code == 200, back.text
+    stage.connect(ALICE)
