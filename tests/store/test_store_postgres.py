@@ -13,7 +13,7 @@ from sqlalchemy import text
 from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
-from suggestbot.store import SchemaNotCurrent, StoreUnavailable, open_app_store
+from suggestbot.store import SchemaNotCurrent, StoreError, StoreUnavailable, open_app_store
 from suggestbot.store.pg_schema import metadata
 from suggestbot.store.postgres import PostgresStore
 
@@ -205,3 +205,11 @@ def test_text_with_a_nul_character_round_trips(postgres_url: str) -> None:
     with PostgresStore(postgres_url) as store:
         store.put("held_inputs", "h", {"text": "a\u0000b"})
         assert store.get("held_inputs", "h") == {"text": "a\u0000b"}
+
+
+def test_a_refused_statement_names_the_kind_never_the_data(postgres_url: str) -> None:
+    # PostgreSQL text cannot hold NUL: the key is refused, and the error shows none of it.
+    with PostgresStore(postgres_url) as store, pytest.raises(StoreError) as refused:
+        store.put("users", "T1:\u0000xoxp-secret", {"token_enc": "sealed-secret"})
+    assert "secret" not in str(refused.value)
+    assert refused.value.__cause__ is None and refused.value.__suppress_context__

@@ -100,10 +100,12 @@ def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
             exc, sa_exc.OperationalError | sa_exc.InterfaceError
         ):
             return StoreUnavailable(
-                f"PostgreSQL cannot be reached ({_reason(orig or exc)}); the next call tries again"
+                "PostgreSQL cannot be reached or refused the connection "
+                f"({_reason(orig or exc)}); the next call tries again"
             )
-        state = getattr(orig, "sqlstate", None) or "unknown"
-        return StoreError(f"PostgreSQL refused the operation ({type(orig).__name__}, {state})")
+        state = getattr(orig, "sqlstate", None)
+        kind = f"{type(orig).__name__}, SQLSTATE {state}" if state else type(orig).__name__
+        return StoreError(f"PostgreSQL refused the operation ({kind})")
     return StoreError(f"PostgreSQL operation failed ({type(exc).__name__})")
 
 
