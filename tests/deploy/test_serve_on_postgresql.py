@@ -4,6 +4,7 @@ brings it up, and then a brief runs end to end and survives a restart."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,6 +13,7 @@ import httpx
 from serve_process import ServeProcess
 from test_serve_shutdown import ALICE, SIGNING_SECRET, Outside, _wait, outside
 
+from pg_cluster import PgCluster
 from suggestbot.sandbox.seed import ACME
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu import SlackDriver
@@ -101,3 +103,21 @@ def test_serve_refuses_a_schema_behind_then_runs_a_brief_after_db_upgrade(
     with PostgresStore(empty_postgres_url) as store:
         assert [record["state"] for _, record in store.items("requests")] == ["done", "done"]
         assert [record["user_id"] for _, record in store.items("users")] == [ALICE]
+
+
+def test_serve_with_postgresql_down_stops_at_once_with_a_clear_message(
+    outside: Outside, tmp_path: Path, postgres: PgCluster
+) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed_port = probe.getsockname()[1]
+    url = postgres.url("postgres").replace(f":{postgres.port}/", f":{closed_port}/")
+    process = ServeProcess(outside.env(SUGGESTBOT_DATABASE_URL=url), cwd=tmp_path).start()
+    try:
+        assert process.wait(timeout=60) == 2
+    finally:
+        process.kill()
+    assert "cannot start: PostgreSQL cannot be reached" in process.output
+    assert "Connection refused" in process.output
+    assert postgres.password not in process.output
+    assert "Traceback" not in process.output
