@@ -213,3 +213,16 @@ def test_a_refused_statement_names_the_kind_never_the_data(postgres_url: str) ->
         store.put("users", "T1:\u0000xoxp-secret", {"token_enc": "sealed-secret"})
     assert "secret" not in str(refused.value)
     assert refused.value.__cause__ is None and refused.value.__suppress_context__
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("mysql://admin:hunter2secret@db:3306/app", "must start with postgresql://, not mysql://"),
+        ("hunter2secret", "is not a database URL"),
+    ],
+)
+def test_a_url_that_is_not_postgresql_is_refused_without_echoing_it(url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as refused:
+        PostgresStore(url)
+    assert "hunter2secret" not in str(refused.value)
