@@ -122,3 +122,26 @@ def test_migrate_of_a_missing_file_says_so(
     assert code == 2
     assert f"no SQLite state file at {tmp_path / DB_FILENAME}" in err
     assert "postgresql://" not in err
+
+
+def test_rotate_keys_follows_the_database_url(
+    postgres_url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    new_key = generate_key()
+    with PostgresStore(postgres_url) as store:
+        store.put(
+            "users",
+            "T1:U1",
+            {"team_id": "T1", "user_id": "U1", "linked_at": 1.0, "token_enc": _sealed("tok")},
+        )
+    monkeypatch.setenv("SUGGESTBOT_SECRET_KEYS", f"{new_key},{KEYS}")
+    monkeypatch.setenv("SUGGESTBOT_DATABASE_URL", postgres_url)
+    assert main(["rotate-keys"]) == 0
+    assert "re-encrypted 1 record(s) under the first key" in capsys.readouterr().out
+    with PostgresStore(postgres_url) as store:
+        user = store.get("users", "T1:U1") or {}
+    assert TokenVault.from_setting(new_key).unseal(user["token_enc"]) == "tok"
+
+
+def _sealed(secret: str) -> str:
+    return TokenVault.from_setting(KEYS).seal(secret)
