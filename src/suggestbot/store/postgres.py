@@ -229,6 +229,9 @@ class PostgresStore(Store):
 
     @staticmethod
     def _lock(connection: Connection, target: _Target, keys: Collection[str]) -> None:
+        # A statement of its own, never folded into the read that follows: under READ COMMITTED
+        # each statement reads from a snapshot taken when it starts, so only a read that starts
+        # after the lock is granted sees a record the previous holder inserted.
         ids = sorted({_lock_id(target.name, key) for key in keys})
         if ids:
             connection.execute(_LOCK_KEYS, {"ids": ids})
