@@ -3,6 +3,8 @@ them: configured by the environment, answering in plain words."""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,21 @@ from suggestbot.store.postgres import PostgresStore
 from suggestbot.store.sqlite import DB_FILENAME
 
 KEYS = generate_key()
+
+
+@pytest.fixture(autouse=True)
+def _logging_put_back() -> Iterator[None]:
+    """The commands configure logging for their process; here that process is the test run,
+    so the root logger is put back afterwards (its handler would write to a closed capture)."""
+    root, alembic = logging.getLogger(), logging.getLogger("alembic")
+    handlers, level, alembic_level = list(root.handlers), root.level, alembic.level
+    yield
+    for handler in list(root.handlers):
+        if handler not in handlers:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
+    alembic.setLevel(alembic_level)
 
 
 @pytest.fixture
