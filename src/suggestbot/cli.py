@@ -17,6 +17,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "sandbox": ("suggestbot.sandbox.cli", "run or administer the local Content Suggestion Service"),
     "demo": ("suggestbot.demo", "run a scripted session on the sandbox and Slack emulator"),
     "backup": ("suggestbot.store_backup", "copy the live state file consistently to PATH"),
+    "db": (
+        "suggestbot.db_commands",
+        "PostgreSQL: 'db upgrade' the schema, 'db migrate-from-sqlite PATH'",
+    ),
     "rotate-keys": (
         "suggestbot.secret_keys",
         "re-encrypt every stored secret under the first SUGGESTBOT_SECRET_KEYS key",

@@ -34,6 +34,9 @@ class Settings(BaseSettings):
 
     suggestbot_secret_keys: SecretStr | None = Field(default=None)
     suggestbot_data_dir: Path = Path("./data")
+    # PostgreSQL (``postgresql://user:password@host:port/db``) shared by several replicas; unset:
+    # the SQLite file in ``suggestbot_data_dir``. A secret: it holds the database password.
+    suggestbot_database_url: SecretStr | None = None
     # Multiplies every delay of the run watcher's poll schedule. For tests and demos only, where
     # the sandbox's clock is sped up too: 1.0 (the contract's real schedule) anywhere else.
     suggestbot_poll_scale: float = Field(default=1.0, gt=0)
@@ -54,6 +57,12 @@ class Settings(BaseSettings):
     def embedded_sandbox(self) -> bool:
         """No service address configured: run the sandbox inside the process."""
         return not self.content_api_url
+
+    @property
+    def database_url(self) -> str | None:
+        """``SUGGESTBOT_DATABASE_URL`` in clear, or None for the SQLite default."""
+        url = self.suggestbot_database_url
+        return url.get_secret_value() if url else None
 
     @property
     def oauth_install(self) -> bool:

@@ -23,7 +23,15 @@ from typing import Any
 
 from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
-from suggestbot.store import Store, StoreDamaged, TokenVault, VaultError, open_store
+from suggestbot.store import (
+    SchemaNotCurrent,
+    Store,
+    StoreDamaged,
+    StoreError,
+    TokenVault,
+    VaultError,
+    open_app_store,
+)
 from suggestbot.store.deliveries import TABLE as DELIVERIES_TABLE
 from suggestbot.store.records import SECRET_TABLES, USERS, LinkedUser, Records
 from suggestbot.store.rotation import KeyCensus, KeyUse, census, rotate
@@ -150,8 +158,10 @@ def main(argv: list[str]) -> int:
     keys = settings.suggestbot_secret_keys
     try:
         vault = TokenVault.from_setting(keys.get_secret_value() if keys else None)
-        store = open_store(settings.suggestbot_data_dir)
-    except (VaultError, StoreDamaged) as exc:
+        store = open_app_store(
+            data_dir=settings.suggestbot_data_dir, database_url=settings.database_url
+        )
+    except (VaultError, StoreDamaged, SchemaNotCurrent, StoreError) as exc:
         print(f"suggestbot rotate-keys: {exc}", file=sys.stderr)
         return 2
     # Unreadable records are only reported: these keys may differ from the app's by mistake,

@@ -25,7 +25,15 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("path", type=Path, help="file (or directory) to write the copy to")
     args = parser.parse_args(argv)
-    source = Settings().suggestbot_data_dir / DB_FILENAME
+    settings = Settings()
+    if settings.database_url:
+        print(
+            "suggestbot backup: the state is in PostgreSQL (SUGGESTBOT_DATABASE_URL); back it "
+            "up with PostgreSQL's own tools (pg_dump, or the server's continuous archiving)",
+            file=sys.stderr,
+        )
+        return 2
+    source = settings.suggestbot_data_dir / DB_FILENAME
     try:
         written = backup(source=source, target=args.path)
     except (OSError, sqlite3.Error) as exc:

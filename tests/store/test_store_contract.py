@@ -10,15 +10,20 @@ from typing import Any
 import pytest
 
 from suggestbot.store import MemoryStore, SqliteStore, Store
+from suggestbot.store.postgres import PostgresStore
 
 THREADS = 20
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    backend: Store = (
-        MemoryStore() if request.param == "memory" else SqliteStore(tmp_path / "s.sqlite")
-    )
+    backend: Store
+    if request.param == "memory":
+        backend = MemoryStore()
+    elif request.param == "sqlite":
+        backend = SqliteStore(tmp_path / "s.sqlite")
+    else:
+        backend = PostgresStore(request.getfixturevalue("postgres_url"))
     yield backend
     backend.close()
 

@@ -42,6 +42,8 @@ class Stage:
         poll_scale: multiplies the app's poll delays (0.01: the 10 s poll is 0.1 s).
         run_timing: how long runs wait and run in the sandbox, before ``time_factor``.
         crash_point: called at named points of the flows; tests raise there to "kill" the app.
+        database_url: keep the store in this PostgreSQL database (at the newest schema)
+            instead of the SQLite file in ``data_dir``.
     """
 
     def __init__(
@@ -52,8 +54,10 @@ class Stage:
         poll_scale: float = 0.01,
         run_timing: RunTiming | None = None,
         crash_point: Callable[[str], None] | None = None,
+        database_url: str | None = None,
     ) -> None:
         self.data_dir = data_dir
+        self.database_url = database_url
         self.poll_scale = poll_scale
         self.crash_point = crash_point
         self.sandbox = Sandbox(time_factor=time_factor)
@@ -108,6 +112,7 @@ class Stage:
             content_client_secret=demo.client_secret,
             suggestbot_secret_keys=self.secret_keys,
             suggestbot_data_dir=self.data_dir,
+            suggestbot_database_url=self.database_url,
         )
 
     def start_app(self) -> Runtime:

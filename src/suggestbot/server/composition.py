@@ -37,7 +37,8 @@ from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
 from suggestbot.slackapp.tenancy import Tenancy
-from suggestbot.store import DeliveryLog, TokenVault, open_store
+from suggestbot.store import DeliveryLog, TokenVault, open_app_store
+from suggestbot.store.backends import database_password
 from suggestbot.store.records import Records
 
 log = logging.getLogger(__name__)
@@ -120,9 +121,16 @@ class Runtime:
         ):
             if secret is not None:
                 register_secret(secret.get_secret_value())
+        if settings.database_url:
+            password = database_password(settings.database_url)
+            if password:
+                register_secret(password)
+            register_secret(settings.database_url)
         keys = settings.suggestbot_secret_keys
         self.vault = TokenVault.from_setting(keys.get_secret_value() if keys else None)
-        self.store = open_store(settings.suggestbot_data_dir)
+        self.store = open_app_store(
+            data_dir=settings.suggestbot_data_dir, database_url=settings.database_url
+        )
         self.sandbox: EmbeddedSandbox | None = None
         self._probe_client: ContentClient | None = None
         injected = content

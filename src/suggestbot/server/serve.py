@@ -29,12 +29,12 @@ from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import build_http_app
-from suggestbot.store import StoreDamaged, VaultError
+from suggestbot.store import SchemaNotCurrent, StoreDamaged, StoreError, VaultError
 
 log = logging.getLogger(__name__)
 
 # Libraries whose INFO lines are one per routine event (apscheduler: two per poll of a run).
-CHATTY_LOGGERS = ("apscheduler",)
+CHATTY_LOGGERS = ("apscheduler", "alembic")
 
 
 class IsolatedSocketModeHandler(SocketModeHandler):
@@ -79,9 +79,10 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         runtime = Runtime(settings)
-    except (ValueError, VaultError, StoreDamaged) as exc:
+    except (ValueError, VaultError, StoreDamaged, SchemaNotCurrent, StoreError) as exc:
         log.error("cannot start: %s", exc)
         return 2
+    log.info("keeping state in %r", runtime.store)
 
     stop = threading.Event()
 

@@ -1,0 +1,374 @@
+"""PostgreSQL backend: the same :class:`~suggestbot.store.base.Store` contract, shared by
+several processes (SQLAlchemy Core over psycopg 3, with a connection pool).
+
+How each guarantee is kept, and why:
+
+- **Atomic.** ``put_if_absent`` is ``INSERT … ON CONFLICT DO NOTHING``; ``update`` reads with
+  ``SELECT … FOR UPDATE`` and writes in the same transaction; every ``*_many`` is one
+  transaction. ``FOR UPDATE`` cannot lock a row that does not exist yet, so every write first
+  takes a transaction-scoped advisory lock per key (in one fixed order, so two batches cannot
+  deadlock): two ``update`` calls on an absent key, or an ``update`` racing a ``put``, then
+  take turns instead of one silently overwriting the other's write.
+- **Durable on return.** A call returns after ``COMMIT``, with PostgreSQL's default
+  ``synchronous_commit=on`` (the commit is flushed to the server's WAL).
+- **Thread-safe.** Each call checks a connection out of the pool for its own transaction.
+- **Survives a database restart.** The pool pings a connection before handing it out
+  (``pool_pre_ping``) and replaces dead ones, so the first call after the server is back
+  works by itself; a call while it is down raises :class:`StoreUnavailable`.
+- **Secrets stay out of errors.** Errors are re-raised as :class:`StoreUnavailable` /
+  :class:`StoreError` whose message holds neither the URL, the password nor a statement's
+  parameters (records hold sealed tokens).
+- Encryption at rest is unchanged: secrets are sealed by the callers (``TokenVault``) before a
+  record reaches any backend, exactly as with SQLite.
+
+See :mod:`suggestbot.store.pg_schema` for the tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Table,
+    create_engine,
+    delete,
+    make_url,
+    select,
+    text,
+)
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.engine import URL
+from sqlalchemy.sql.elements import ColumnElement
+
+from suggestbot.store import codec, pg_migrations
+from suggestbot.store.base import Store, Updater, check_key, check_table_name
+from suggestbot.store.codec import Record
+from suggestbot.store.errors import StoreError, StoreUnavailable
+from suggestbot.store.pg_schema import KV_RECORDS, TYPED
+
+# Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
+POOL_SIZE = 10
+MAX_OVERFLOW = 20
+POOL_TIMEOUT_S = 10.0
+CONNECT_TIMEOUT_S = 5
+# Rows per statement in a batch (psycopg allows 65,535 parameters; a typed row has up to 8).
+_ROWS_PER_STATEMENT = 1000
+_SCHEMES = ("postgresql", "postgres")
+
+
+def database_url(url: str) -> URL:
+    """Parse ``SUGGESTBOT_DATABASE_URL`` (``postgresql://user:password@host:port/db``) for the
+    psycopg 3 driver. The ValueError for a wrong one names the scheme only."""
+    try:
+        parsed = make_url(url)
+    except sa_exc.ArgumentError:
+        raise ValueError(
+            "SUGGESTBOT_DATABASE_URL is not a database URL: use postgresql://user:password@host"
+            ":port/database"
+        ) from None
+    scheme = parsed.drivername.split("+", 1)[0]
+    if scheme not in _SCHEMES:
+        raise ValueError(f"SUGGESTBOT_DATABASE_URL must start with postgresql://, not {scheme}://")
+    return parsed.set(drivername="postgresql+psycopg")
+
+
+_URLISH = re.compile(r"\S+://\S+|password\s*=\s*\S+", re.IGNORECASE)
+
+
+def _reason(exc: BaseException) -> str:
+    """A short, secret-free reason from a driver error: its last clause, URL-like parts cut."""
+    first_line = (str(exc).strip().splitlines() or [""])[0]
+    reason = first_line.rsplit(": ", 1)[-1].strip() or type(exc).__name__
+    return _URLISH.sub("…", reason)[:200]
+
+
+def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
+    if isinstance(exc, sa_exc.TimeoutError):
+        return StoreUnavailable(
+            f"no PostgreSQL connection became free within {POOL_TIMEOUT_S:.0f} s"
+        )
+    if isinstance(exc, sa_exc.DBAPIError):
+        orig = exc.orig
+        if exc.connection_invalidated or isinstance(
+            exc, sa_exc.OperationalError | sa_exc.InterfaceError
+        ):
+            return StoreUnavailable(
+                "PostgreSQL cannot be reached or refused the connection "
+                f"({_reason(orig or exc)}); the next call tries again"
+            )
+        state = getattr(orig, "sqlstate", None)
+        kind = f"{type(orig).__name__}, SQLSTATE {state}" if state else type(orig).__name__
+        return StoreError(f"PostgreSQL refused the operation ({kind})")
+    return StoreError(f"PostgreSQL operation failed ({type(exc).__name__})")
+
+
+def _lock_id(table: str, key: str) -> int:
+    """A 64-bit advisory lock id for one record (a collision only makes two keys take turns)."""
+    digest = hashlib.blake2b(f"{table}:{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+_LOCK_KEYS = text(
+    "SELECT pg_advisory_xact_lock(id) FROM unnest(CAST(:ids AS bigint[])) "
+    "WITH ORDINALITY AS t(id, n) ORDER BY n"
+)
+
+
+class _Target:
+    """Where one store table's records live: a typed table, or its rows of ``kv_records``."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        typed = TYPED.get(name)
+        self.typed = typed
+        self.table: Table = typed.table if typed is not None else KV_RECORDS
+
+    def scope(self) -> list[ColumnElement[bool]]:
+        return [] if self.typed is not None else [KV_RECORDS.c.tbl == self.name]
+
+    def row(self, key: str, value: Record) -> dict[str, Any]:
+        row: dict[str, Any] = {"key": key, "value": value}
+        if self.typed is not None:
+            row.update(self.typed.columns_of(value))
+        else:
+            row["tbl"] = self.name
+        return row
+
+    def pk(self) -> list[str]:
+        return ["key"] if self.typed is not None else ["tbl", "key"]
+
+
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), _ROWS_PER_STATEMENT):
+        yield items[start : start + _ROWS_PER_STATEMENT]
+
+
+class PostgresStore(Store):
+    """A :class:`Store` in the PostgreSQL database at ``url``.
+
+    Args:
+        url: ``postgresql://user:password@host:port/database``.
+        check_schema: refuse (:class:`~suggestbot.store.pg_migrations.SchemaNotCurrent`) a
+            database whose schema is not this version's; only ``db upgrade`` opens without.
+
+    Raises:
+        StoreUnavailable: the database cannot be reached.
+    """
+
+    def __init__(self, url: str, *, check_schema: bool = True) -> None:
+        self._engine: Engine = create_engine(
+            database_url(url),
+            pool_size=POOL_SIZE,
+            max_overflow=MAX_OVERFLOW,
+            pool_timeout=POOL_TIMEOUT_S,
+            pool_pre_ping=True,
+            hide_parameters=True,
+            json_serializer=codec.encode,
+            json_deserializer=codec.decode,
+            connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "suggestbot"},
+        )
+        self._closed = False
+        self._targets: dict[str, _Target] = {}
+        if check_schema:
+            try:
+                pg_migrations.check_current(self._engine)
+            except sa_exc.SQLAlchemyError as exc:
+                self._engine.dispose()
+                raise _translated(exc) from None
+            except BaseException:
+                self._engine.dispose()
+                raise
+
+    @property
+    def engine(self) -> Engine:
+        return self._engine
+
+    def upgrade_schema(self) -> tuple[str | None, str]:
+        """Apply the shipped migrations (``suggestbot db upgrade``); ``(before, after)``."""
+        try:
+            return pg_migrations.upgrade(self._engine)
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
+    def __repr__(self) -> str:
+        url = self._engine.url
+        return f"PostgresStore(host={url.host!r}, database={url.database!r})"
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _target(self, table: str) -> _Target:
+        target = self._targets.get(table)
+        if target is None:
+            check_table_name(table)
+            target = self._targets[table] = _Target(table)
+        return target
+
+    def _check(self, table: str, keys: Collection[str] = ()) -> _Target:
+        if self._closed:
+            raise RuntimeError("PostgresStore is closed")
+        target = self._target(table)
+        for key in keys:
+            check_key(key)
+        return target
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Connection]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        try:
+            with self._engine.begin() as connection:
+                yield connection
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
+    @staticmethod
+    def _lock(connection: Connection, target: _Target, keys: Collection[str]) -> None:
+        # A statement of its own, never folded into the read that follows: under READ COMMITTED
+        # each statement reads from a snapshot taken when it starts, so only a read that starts
+        # after the lock is granted sees a record the previous holder inserted.
+        ids = sorted({_lock_id(target.name, key) for key in keys})
+        if ids:
+            connection.execute(_LOCK_KEYS, {"ids": ids})
+
+    def _read(
+        self, connection: Connection, target: _Target, keys: Sequence[str], *, for_update: bool
+    ) -> dict[str, Record]:
+        found: dict[str, Record] = {}
+        table = target.table
+        for chunk in _chunks(sorted(set(keys))):
+            query = (
+                select(table.c.key, table.c.value)
+                .where(*target.scope(), table.c.key.in_(chunk))
+                .order_by(table.c.key)
+            )
+            if for_update:
+                query = query.with_for_update()
+            for key, value in connection.execute(query):
+                found[key] = value
+        return found
+
+    def _upsert(self, connection: Connection, target: _Target, items: Mapping[str, Record]) -> None:
+        rows = [target.row(key, value) for key, value in items.items()]
+        for chunk in _chunks(rows):
+            statement = pg_insert(target.table).values(list(chunk))
+            changed = {
+                name: statement.excluded[name] for name in chunk[0] if name not in target.pk()
+            }
+            connection.execute(
+                statement.on_conflict_do_update(index_elements=target.pk(), set_=changed)
+            )
+
+    def _insert_absent(
+        self, connection: Connection, target: _Target, items: Mapping[str, Record]
+    ) -> set[str]:
+        rows = [target.row(key, value) for key, value in items.items()]
+        stored: set[str] = set()
+        for chunk in _chunks(rows):
+            statement = (
+                pg_insert(target.table)
+                .values(list(chunk))
+                .on_conflict_do_nothing(index_elements=target.pk())
+                .returning(target.table.c.key)
+            )
+            stored.update(connection.execute(statement).scalars())
+        return stored
+
+    def _delete(self, connection: Connection, target: _Target, keys: Sequence[str]) -> set[str]:
+        table = target.table
+        gone: set[str] = set()
+        for chunk in _chunks(list(keys)):
+            statement = (
+                delete(table).where(*target.scope(), table.c.key.in_(chunk)).returning(table.c.key)
+            )
+            gone.update(connection.execute(statement).scalars())
+        return gone
+
+    # ------------------------------------------------------------------ the contract
+
+    def get(self, table: str, key: str) -> Record | None:
+        target = self._check(table, (key,))
+        with self._transaction() as connection:
+            return self._read(connection, target, [key], for_update=False).get(key)
+
+    def put(self, table: str, key: str, value: Record) -> None:
+        codec.encode(value)
+        self.put_many(table, {key: value})
+
+    def delete(self, table: str, key: str) -> bool:
+        target = self._check(table, (key,))
+        with self._transaction() as connection:
+            return bool(self._delete(connection, target, [key]))
+
+    def items(self, table: str) -> list[tuple[str, Record]]:
+        target = self._check(table)
+        t = target.table
+        with self._transaction() as connection:
+            rows = connection.execute(
+                select(t.c.key, t.c.value).where(*target.scope()).order_by(t.c.key)
+            )
+            return [(key, value) for key, value in rows]
+
+    def put_if_absent(self, table: str, key: str, value: Record) -> bool:
+        codec.encode(value)
+        return bool(self.put_many_if_absent(table, {key: value}))
+
+    def update(self, table: str, key: str, fn: Updater) -> Record | None:
+        return self.update_many(table, {key: fn})[key]
+
+    def put_many(self, table: str, items: Mapping[str, Record]) -> None:
+        target = self._check(table, items)
+        for value in items.values():
+            codec.encode(value)
+        if not items:
+            return
+        with self._transaction() as connection:
+            self._lock(connection, target, items)
+            self._upsert(connection, target, items)
+
+    def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
+        target = self._check(table, items)
+        for value in items.values():
+            codec.encode(value)
+        if not items:
+            return []
+        with self._transaction() as connection:
+            self._lock(connection, target, items)
+            stored = self._insert_absent(connection, target, items)
+        return [key for key in items if key in stored]
+
+    def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
+        target = self._check(table, updates)
+        results: dict[str, Record | None] = {}
+        with self._transaction() as connection:
+            self._lock(connection, target, updates)
+            olds = self._read(connection, target, list(updates), for_update=True)
+            puts: dict[str, Record] = {}
+            deletes: list[str] = []
+            for key, fn in updates.items():
+                old = olds.get(key)
+                # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
+                old_text = None if old is None else codec.encode(old)
+                new = fn(old)
+                results[key] = new
+                if new is None:
+                    if old is not None:
+                        deletes.append(key)
+                # Compare encodings, not dicts: True == 1 in Python but not in stored JSON.
+                elif codec.encode(new) != old_text:
+                    puts[key] = new
+            if puts:
+                self._upsert(connection, target, puts)
+            if deletes:
+                self._delete(connection, target, deletes)
+        return results
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._engine.dispose()

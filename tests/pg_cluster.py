@@ -1,0 +1,184 @@
+"""A throwaway PostgreSQL cluster on loopback, for the tests (a session fixture) and for CI.
+
+``initdb`` and ``pg_ctl`` refuse to run as root, so as root they run as the ``postgres`` user
+(``runuser``), in a temporary directory owned by it. The server listens on 127.0.0.1 only, on a
+free port, with a random password (scram-sha-256) and no Unix socket outside its directory.
+``fsync`` is off: the tests kill the app, never the database server's host, and a commit still
+waits for the server as in production.
+
+As a script (what ``.ci/run`` does before the tests)::
+
+    python tests/pg_cluster.py --check     # start a cluster, run a query, stop and remove it
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pwd
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Self
+
+import psycopg
+
+PG_MAJOR = "15"
+SUPERUSER = "postgres"
+INSTALL_HINT = "install it with: apt-get install postgresql-15"
+
+
+def find_bindir() -> Path:
+    """Where PostgreSQL's server programs are (``PG_BINDIR`` overrides)."""
+    candidates = [os.environ.get("PG_BINDIR"), f"/usr/lib/postgresql/{PG_MAJOR}/bin"]
+    for candidate in candidates:
+        if candidate and (Path(candidate) / "initdb").is_file():
+            return Path(candidate)
+    found = shutil.which("initdb")
+    if found:
+        return Path(found).parent
+    raise RuntimeError(f"PostgreSQL {PG_MAJOR} is not installed (no initdb found): {INSTALL_HINT}")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class PgCluster:
+    """One cluster; :meth:`start` it, :meth:`remove` it (stops the server, deletes the files)."""
+
+    def __init__(self) -> None:
+        self.bindir = find_bindir()
+        self.root = Path(tempfile.mkdtemp(prefix="suggestbot-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "server.log"
+        self.port = _free_port()
+        self.password = secrets.token_urlsafe(18)
+        self._as_root = os.geteuid() == 0
+        self._running = False
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def _run(self, *args: str) -> None:
+        prefix = ["runuser", "-u", SUPERUSER, "--"] if self._as_root else []
+        done = subprocess.run(
+            [*prefix, *args], capture_output=True, text=True, timeout=120, check=False
+        )
+        if done.returncode != 0:
+            log = self.log.read_text() if self.log.exists() else ""
+            raise RuntimeError(
+                f"{Path(args[0]).name} failed ({done.returncode}):\n{done.stdout}{done.stderr}"
+                f"\n{log[-4000:]}"
+            )
+
+    def start(self) -> Self:
+        """Create the cluster and start its server (a few seconds)."""
+        try:
+            pwfile = self.root / "pwfile"
+            pwfile.write_text(self.password + "\n")
+            if self._as_root:
+                owner = pwd.getpwnam(SUPERUSER)
+                for path in (self.root, pwfile):
+                    os.chown(path, owner.pw_uid, owner.pw_gid)
+            os.chmod(self.root, 0o700)
+            pwfile.chmod(0o600)
+            self._run(
+                str(self.bindir / "initdb"),
+                "-D", str(self.data),
+                "-U", SUPERUSER,
+                "--auth=scram-sha-256",
+                f"--pwfile={pwfile}",
+                "-E", "UTF8",
+                "--locale=C.UTF-8",
+                "--no-sync",
+                "--no-instructions",
+            )  # fmt: skip
+            pwfile.unlink()
+            self.start_server()
+        except BaseException:
+            self.remove()
+            raise
+        return self
+
+    def start_server(self) -> None:
+        options = " ".join(
+            [
+                "-c listen_addresses=127.0.0.1",
+                f"-p {self.port}",
+                f"-c unix_socket_directories={self.root}",
+                "-c max_connections=300",
+                "-c fsync=off",
+                "-c full_page_writes=off",
+            ]
+        )
+        self._run(
+            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log),
+            "-o", options, "-w", "-t", "60", "start",
+        )  # fmt: skip
+        self._running = True
+
+    def stop_server(self) -> None:
+        if self._running:
+            self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "fast", "-w", "stop")
+            self._running = False
+
+    def remove(self) -> None:
+        try:
+            self.stop_server()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    # ------------------------------------------------------------------ databases
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{SUPERUSER}:{self.password}@127.0.0.1:{self.port}/{database}"
+
+    @contextmanager
+    def admin(self) -> Iterator[psycopg.Connection[tuple[object, ...]]]:
+        with psycopg.connect(
+            host="127.0.0.1",
+            port=self.port,
+            user=SUPERUSER,
+            password=self.password,
+            dbname="postgres",
+            autocommit=True,
+        ) as connection:
+            yield connection
+
+    def create_database(self, name: str, *, template: str | None = None) -> str:
+        """Create database ``name`` (a copy of ``template`` if given); returns its URL."""
+        clause = f' TEMPLATE "{template}"' if template else ""
+        with self.admin() as connection:
+            connection.execute(f'CREATE DATABASE "{name}"{clause}'.encode())
+        return self.url(name)
+
+    def drop_database(self, name: str) -> None:
+        with self.admin() as connection:
+            connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'.encode())
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="start, query, stop and remove")
+    parser.parse_args(argv)
+    cluster = PgCluster().start()
+    try:
+        with cluster.admin() as connection:
+            row = connection.execute("SHOW server_version").fetchone()
+        print(f"PostgreSQL {row[0] if row else '?'} started on 127.0.0.1:{cluster.port}")
+    finally:
+        cluster.remove()
+    print("stopped and removed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""What only the PostgreSQL backend has to show: several processes' worth of stores on one
+database, a server restart, the schema check, the typed columns and the migrations."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+from test_store_contract import run_concurrently
+
+from pg_cluster import PgCluster
+from suggestbot.store import SchemaNotCurrent, StoreError, StoreUnavailable, open_app_store
+from suggestbot.store.pg_schema import metadata
+from suggestbot.store.postgres import PostgresStore
+
+REPLICAS = 3
+THREADS_PER_REPLICA = 10
+
+
+@pytest.fixture
+def replicas(postgres_url: str) -> Iterator[list[PostgresStore]]:
+    """Several stores on one database, as several app processes would have."""
+    stores = [PostgresStore(postgres_url) for _ in range(REPLICAS)]
+    yield stores
+    for store in stores:
+        store.close()
+
+
+def test_the_url_selects_postgresql_and_none_keeps_sqlite(postgres_url: str, tmp_path: Any) -> None:
+    with open_app_store(data_dir=tmp_path, database_url=postgres_url) as store:
+        assert isinstance(store, PostgresStore)
+    with open_app_store(data_dir=tmp_path, database_url=None) as store:
+        assert type(store).__name__ == "SqliteStore"
+    assert (tmp_path / "suggestbot.sqlite").exists()
+
+
+def test_put_if_absent_from_many_threads_of_several_replicas_has_one_winner(
+    replicas: list[PostgresStore],
+) -> None:
+    threads = REPLICAS * THREADS_PER_REPLICA
+    results = run_concurrently(
+        lambda i: replicas[i % REPLICAS].put_if_absent("deliveries", "ev1", {"at": float(i)}),
+        threads=threads,
+    )
+    assert results.count(True) == 1
+    assert replicas[0].get("deliveries", "ev1") == {"at": float(results.index(True))}
+
+
+def test_updates_from_several_replicas_take_turns_even_on_an_absent_key(
+    replicas: list[PostgresStore],
+) -> None:
+    rounds = 5
+
+    def bump(old: dict[str, Any] | None) -> dict[str, Any]:
+        return {"count": (old or {"count": 0})["count"] + 1}
+
+    def worker(i: int) -> None:
+        for _ in range(rounds):
+            replicas[i % REPLICAS].update("counters", "c", bump)
+            replicas[i % REPLICAS].update_many("requests", {"a": bump, "b": bump})
+
+    threads = REPLICAS * THREADS_PER_REPLICA
+    run_concurrently(worker, threads=threads)
+    assert replicas[1].get("counters", "c") == {"count": threads * rounds}
+    assert replicas[2].items("requests") == [
+        ("a", {"count": threads * rounds}),
+        ("b", {"count": threads * rounds}),
+    ]
+
+
+def test_a_put_racing_an_update_of_an_absent_key_is_never_lost(
+    replicas: list[PostgresStore],
+) -> None:
+    # On each of many absent keys, one thread updates (appends itself to what is there) while
+    # another puts. In any serial order the put is either overwritten-after-read (the update
+    # saw it: ["put", "update"]) or last (["put"]); ["update"] alone means the update wrote
+    # over a put it never saw.
+    keys = 15
+
+    def worker(i: int) -> None:
+        store, key = replicas[i % REPLICAS], f"k{i // 2}"
+        if i % 2:
+            store.put("runs", key, {"ops": ["put"]})
+        else:
+            store.update("runs", key, lambda old: {"ops": [*(old or {"ops": []})["ops"], "upd"]})
+
+    run_concurrently(worker, threads=2 * keys)
+    finals = [record["ops"] for _, record in replicas[0].items("runs")]
+    assert len(finals) == keys
+    assert all(ops in (["put"], ["put", "upd"]) for ops in finals), finals
+
+
+def test_a_database_restart_mid_use_heals_by_itself(postgres: PgCluster, postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store:
+        store.put("users", "T1:U1", {"team_id": "T1", "user_id": "U1", "state": "linked"})
+        postgres.stop_server()
+        try:
+            with pytest.raises(StoreUnavailable) as down:
+                store.get("users", "T1:U1")
+        finally:
+            postgres.start_server()
+        message = str(down.value)
+        assert "cannot be reached" in message
+        assert postgres.password not in message
+        assert "postgresql://" not in message
+        assert down.value.__cause__ is None and down.value.__suppress_context__
+        # No reconnect call: the pool replaces the dead connections on its own.
+        assert store.get("users", "T1:U1") == {"team_id": "T1", "user_id": "U1", "state": "linked"}
+        store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
+        assert [key for key, _ in store.items("users")] == ["T1:U1", "T1:U2"]
+
+
+def test_a_database_that_is_down_at_start_gives_a_clear_error(postgres: PgCluster) -> None:
+    url = postgres.url("postgres").replace(f":{postgres.port}/", ":1/")
+    with pytest.raises(StoreUnavailable) as down:
+        PostgresStore(url)
+    assert "cannot be reached" in str(down.value)
+    assert postgres.password not in str(down.value)
+
+
+def test_a_schema_that_is_behind_refuses_to_open_and_names_the_command(
+    empty_postgres_url: str,
+) -> None:
+    with pytest.raises(SchemaNotCurrent, match="run `suggestbot db upgrade`"):
+        PostgresStore(empty_postgres_url)
+    with PostgresStore(empty_postgres_url, check_schema=False) as store:
+        assert store.upgrade_schema() == (None, "0001")
+        assert store.upgrade_schema() == ("0001", "0001")  # again: nothing to do
+        with store.engine.begin() as connection:
+            connection.execute(text("UPDATE alembic_version SET version_num = '0000'"))
+    with pytest.raises(SchemaNotCurrent, match="newer than this version"):
+        PostgresStore(empty_postgres_url)
+
+
+def test_the_migrations_create_exactly_the_declared_tables(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store, store.engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), metadata)
+    assert differences == []
+
+
+def _columns(store: PostgresStore, table: str, key: str) -> dict[str, Any]:
+    with store.engine.connect() as connection:
+        row = connection.execute(
+            text(f"SELECT * FROM {table} WHERE key = :key"), {"key": key}
+        ).mappings()
+        found = dict(next(iter(row)))
+    found.pop("value")
+    return found
+
+
+def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: str) -> None:
+    digest = {"team_id": "T1", "channel_id": "C1", "time": "08:30", "tz": "Europe/Berlin"}
+    with PostgresStore(postgres_url) as store:
+        store.put("digests", "d1", {**digest, "paused": False})
+        assert _columns(store, "digests", "d1") == {
+            "key": "d1",
+            "team_id": "T1",
+            "channel_id": "C1",
+            "local_minute": 8 * 60 + 30,
+            "tz": "Europe/Berlin",
+            "paused": False,
+        }
+        store.update("digests", "d1", lambda old: {**(old or {}), "paused": True, "time": "9:05"})
+        assert _columns(store, "digests", "d1")["paused"] is True
+        assert _columns(store, "digests", "d1")["local_minute"] == 9 * 60 + 5
+
+        store.put_many(
+            "requests",
+            {"r1": {"team_id": "T1", "user_id": "U1", "state": "delayed", "send_after": 5}},
+        )
+        assert _columns(store, "requests", "r1") | {"created_at": None} == {
+            "key": "r1",
+            "team_id": "T1",
+            "user_id": "U1",
+            "state": "delayed",
+            "send_after": 5.0,
+            "next_poll_at": None,
+            "created_at": None,
+        }
+        store.put_if_absent("deliveries", "ev", {"at": 100.5, "pending_enc": "sealed"})
+        assert _columns(store, "deliveries", "ev") == {"key": "ev", "at": 100.5, "unfinished": True}
+        store.update("deliveries", "ev", lambda old: {"at": 100.5})
+        assert _columns(store, "deliveries", "ev")["unfinished"] is False
+        # Malformed fields give NULL columns, never a refused write: the record is the truth.
+        store.put("users", "T1:U1", {"team_id": 7, "state": ["linked"]})
+        assert _columns(store, "users", "T1:U1") == {
+            "key": "T1:U1",
+            "team_id": None,
+            "user_id": None,
+            "state": None,
+        }
+        # A table without typed columns shares kv_records, under its own name.
+        store.put("thread_bindings", "C1:1.0", {"thread_id": "th"})
+        with store.engine.connect() as connection:
+            rows = connection.execute(text("SELECT tbl, key FROM kv_records")).all()
+        assert [tuple(row) for row in rows] == [("thread_bindings", "C1:1.0")]
+
+
+def test_text_with_a_nul_character_round_trips(postgres_url: str) -> None:
+    # ``jsonb`` would refuse \u0000; what a user typed must not be refused for it.
+    with PostgresStore(postgres_url) as store:
+        store.put("held_inputs", "h", {"text": "a\u0000b"})
+        assert store.get("held_inputs", "h") == {"text": "a\u0000b"}
+
+
+def test_a_refused_statement_names_the_kind_never_the_data(postgres_url: str) -> None:
+    # PostgreSQL text cannot hold NUL: the key is refused, and the error shows none of it.
+    with PostgresStore(postgres_url) as store, pytest.raises(StoreError) as refused:
+        store.put("users", "T1:\u0000xoxp-secret", {"token_enc": "sealed-secret"})
+    assert "secret" not in str(refused.value)
+    assert refused.value.__cause__ is None and refused.value.__suppress_context__
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("mysql://admin:hunter2secret@db:3306/app", "must start with postgresql://, not mysql://"),
+        ("hunter2secret", "is not a database URL"),
+    ],
+)
+def test_a_url_that_is_not_postgresql_is_refused_without_echoing_it(url: str, says: str) -> None:
+    with pytest.raises(ValueError, match=says) as refused:
+        PostgresStore(url)
+    assert "hunter2secret" not in str(refused.value)
