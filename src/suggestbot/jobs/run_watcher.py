@@ -119,10 +119,9 @@ def sweep(
     it may have passed, until no run is left to serve; a pass begins at most every
     ``pass_every_s`` (the service sees one walk round the listing per period, however fast it
     answers). A run a whole pass (from the first page to the end of the listing) did not meet
-    is polled alone. Paging also stops after
-    ``time_budget_s`` in one pass (a slow listing must not hold up every poll of the
-    workspace), when it has read half as many pages as the runs it served, or at a failing
-    page: the runs not met by then are polled alone.
+    is polled alone. Paging also stops after ``time_budget_s`` in one pass (a slow listing
+    must not hold up every poll of the workspace), once it has read half as many pages as the
+    runs it served, or at a failing page: the runs not met by then are polled alone.
 
     Returns the request ids handed over (to ``hand_over`` or ``poll_alone``: their poll goes
     on in the worker that got them).
