@@ -17,8 +17,10 @@ poll read early to join a sweep counts negative. Spacing: the time between two p
 run, as the service sees them; the guidance asks 10 s, the watcher's early tolerance allows
 10 % less.
 
-Other figures: service requests per 1,000 polls (counted by the sandbox over the window), sweeps
-and their durations, CPU seconds of the app's process per 1,000 polls (``resource.getrusage``),
+Other figures: service requests per 1,000 polls (counted by the sandbox over the window), passes
+round the listing and the time between them (a sweep rolls on while polls join it, so it may not
+end inside the window), the sweeps that ended and their durations, CPU seconds of the app's
+process per 1,000 polls (``resource.getrusage``),
 peak RSS (``ru_maxrss``), the sandbox's CPU. Slack is the emulator in this process; it is not
 called (no run changes state).
 
