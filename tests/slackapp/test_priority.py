@@ -192,7 +192,16 @@ def test_waiting_work_goes_on_as_soon_as_the_last_request_is_answered() -> None:
     waits: list[float] = []
     waiter = threading.Thread(target=lambda: waits.append(gate.yield_to_requests()))
     waiter.start()
+    _wait_until(lambda: gate.waiting == 1)
     serving.__exit__(None, None, None)
     waiter.join(HTTP_TIMEOUT_S)
     assert not waiter.is_alive()
     assert waits and waits[0] < FOREVER_S
+    assert gate.waiting == 0
+
+
+def _wait_until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + HTTP_TIMEOUT_S
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.005)

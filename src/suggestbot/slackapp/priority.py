@@ -58,12 +58,19 @@ class PriorityGate:
         self.max_wait_s = max_wait_s
         self._clock = clock
         self._in_flight = 0
+        self._waiting = 0
         self._changed = threading.Condition()
 
     @property
     def in_flight(self) -> int:
         with self._changed:
             return self._in_flight
+
+    @property
+    def waiting(self) -> int:
+        """Threads of post-ack work waiting for the requests in flight right now."""
+        with self._changed:
+            return self._waiting
 
     @contextmanager
     def serving(self) -> Iterator[None]:
@@ -88,11 +95,15 @@ class PriorityGate:
                 return 0.0
             start = self._clock()
             deadline = start + self.max_wait_s
-            while self._in_flight > 0:
-                remaining = deadline - self._clock()
-                if remaining <= 0:
-                    break
-                self._changed.wait(remaining)
+            self._waiting += 1
+            try:
+                while self._in_flight > 0:
+                    remaining = deadline - self._clock()
+                    if remaining <= 0:
+                        break
+                    self._changed.wait(remaining)
+            finally:
+                self._waiting -= 1
             return self._clock() - start
 
 
