@@ -393,3 +393,46 @@ def test_a_run_a_whole_pass_did_not_meet_is_polled_alone(
 
     assert alone == [ghost.id]
     assert box.counters.get(LIST) == 2  # the page it joined after, and one whole pass
+
+
+class PassStarts:
+    """The service client, noting when each walk round the listing began (no cursor)."""
+
+    def __init__(self, client: ContentClient) -> None:
+        self._client = client
+        self.starts: list[float] = []
+
+    def list_runs_page(self, **kwargs: object) -> object:
+        if kwargs.get("cursor") is None:
+            self.starts.append(time.monotonic())
+        return self._client.list_runs_page(**kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+
+def test_a_rolling_sweep_walks_the_listing_at_most_once_per_period(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """However fast the service answers, the service sees one walk per period: polls that keep
+    joining wait for the next walk instead of starting one each."""
+    runs = _create_runs(box, machine, 40)
+    first = _watch(deps, runs[:4])
+    joining = [_watch(deps, [run]) for run in runs[4:10]]  # one more after every page
+    offers = iter(joining)
+    starts = PassStarts(machine)
+    deps.content = cast(ContentClient, starts)
+
+    run_watcher.sweep(
+        deps,
+        first,
+        hand_over=lambda rid, run: None,
+        more=lambda: next(offers, []),
+        pass_every_s=0.2,
+    )
+
+    assert len(starts.starts) >= 3
+    gaps = [b - a for a, b in zip(starts.starts, starts.starts[1:], strict=False)]
+    assert min(gaps) >= 0.2
+    every = {item.request_id for group in [first, *joining] for item in group}
+    assert set(_next_polls(deps)) == every
