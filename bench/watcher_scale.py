@@ -17,8 +17,10 @@ poll read early to join a sweep counts negative. Spacing: the time between two p
 run, as the service sees them; the guidance asks 10 s, the watcher's early tolerance allows
 10 % less.
 
-Other figures: service requests per 1,000 polls (counted by the sandbox over the window), sweeps
-and their durations, CPU seconds of the app's process per 1,000 polls (``resource.getrusage``),
+Other figures: service requests per 1,000 polls (counted by the sandbox over the window), passes
+round the listing and the time between them (a sweep rolls on while polls join it, so it may not
+end inside the window), the sweeps that ended and their durations, CPU seconds of the app's
+process per 1,000 polls (``resource.getrusage``),
 peak RSS (``ru_maxrss``), the sandbox's CPU. Slack is the emulator in this process; it is not
 called (no run changes state).
 
@@ -101,6 +103,27 @@ class MeasuredTimers(SchedulerTimers):
                 self.sweep_sizes.append(len(due))
 
 
+class CountedPasses:
+    """The service client, noting when each walk round the run listing began (a page asked for
+    without a cursor); a rolling sweep makes many such passes."""
+
+    def __init__(self, client: Any, reads: PollReads) -> None:
+        self._client = client
+        self._reads = reads
+        self.starts: list[float] = []
+
+    def list_runs_page(self, **kwargs: Any) -> Any:
+        if kwargs.get("cursor") is None and self._reads.recording:
+            self.starts.append(time.time())
+        return self._client.list_runs_page(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+    def periods_s(self) -> list[float]:
+        return [b - a for a, b in zip(self.starts, self.starts[1:], strict=False)]
+
+
 def progress(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
@@ -135,6 +158,8 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         runtime.deps.timers = timers
         runtime.timers = timers
         note_poll_reads(runtime, reads)
+        passes = CountedPasses(runtime.deps.content, reads)
+        runtime.deps.content = passes
         runtime.start()
         try:
             # Stored first (one committed write each), then watched: first polls spread over
@@ -203,6 +228,8 @@ def run(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
         "spacing_s": spread(reads.gaps_s),
         "spacing_min_s": round(min(reads.gaps_s), 3) if reads.gaps_s else None,
         "polls_closer_than_allowed": sum(1 for g in reads.gaps_s if g < MIN_SPACING_S),
+        "listing_passes": len(passes.starts),
+        "pass_period_s": spread(passes.periods_s()),
         "sweeps": len(timers.sweep_s),
         "sweep_size": spread([float(n) for n in timers.sweep_sizes]),
         "sweep_s": spread(timers.sweep_s),
@@ -279,9 +306,14 @@ def main() -> int:
         ("service requests: listing pages", f["listing_pages"]),
         ("service requests: single run reads", f["single_run_reads"]),
         ("service requests per 1,000 polls", f["requests_per_1000_polls"]),
-        ("sweeps", f["sweeps"]),
+        ("passes round the listing", f["listing_passes"]),
         (
-            "runs per sweep p50 / max",
+            "time between passes p50 / max (s)",
+            f"{f['pass_period_s'].get('p50')} / {f['pass_period_s'].get('max')}",
+        ),
+        ("sweeps ended (a sweep rolls on while polls join it)", f["sweeps"]),
+        (
+            "runs a sweep began with p50 / max",
             f"{f['sweep_size'].get('p50')} / {f['sweep_size'].get('max')}",
         ),
         ("sweep duration p50 / p99 (s)", f"{f['sweep_s'].get('p50')} / {f['sweep_s'].get('p99')}"),

@@ -700,3 +700,28 @@ def test_unexpected_success_status_is_accepted_and_logged(
             )
         )
     assert "answered 200 where 201 was expected" in caplog.text
+
+
+def test_the_hook_before_each_send_runs_on_the_sending_thread_for_every_request(
+    service: FakeService,
+) -> None:
+    """The app's hook that lets post-ack work yield to acks: it must see every request the
+    client sends (the token exchange, a retried one, a user's) and run before it goes out."""
+    client, _, _ = make_client(service)
+    seen: list[int] = []
+    client.before_each_send(lambda: seen.append(len(service.api_requests)))
+    service.on(
+        "GET",
+        "/v1/segments",
+        error_response(503, "unavailable", "Try again"),
+        collection([{"id": "s1", "name": "Cyclists"}]),
+    )
+    service.on("GET", "/v1/use-cases", collection([]))
+    service.user_tokens.add("user-token")
+
+    client.list_segments()  # token exchange, a 503, the retry
+    client.as_user("user-token").list_use_cases()
+
+    assert len(service.token_requests) == 1
+    # Before each API request went out, none of it had reached the service yet.
+    assert seen == [0, 0, 1, 2]

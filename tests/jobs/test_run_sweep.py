@@ -330,3 +330,109 @@ def test_a_sweep_stops_paging_when_its_time_is_up(
 
     assert box.counters.get(LIST) == 1
     assert sorted(alone) == sorted(item.request_id for item in due[:2])
+
+
+def test_polls_that_join_a_rolling_sweep_are_read_from_its_next_pages_or_from_the_top_again(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """Under steady load polls fall due while a sweep pages: they join it at the next page
+    rather than wait for it to end, and it starts over from the first page for a run whose page
+    it had already passed. Nothing is polled alone, and each run is settled as its page
+    arrives."""
+    runs = _create_runs(box, machine, 250)  # three pages, newest first
+    first = _watch(deps, runs[:6])  # the oldest: on the last page
+    joining = _watch(deps, runs[-2:])  # the newest: on the first page, already passed
+    offers = iter([joining])
+    box.counters.reset()
+    settled: list[str] = []
+    alone: list[str] = []
+
+    handed = run_watcher.sweep(
+        deps,
+        first,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+        more=lambda: next(offers, []),
+        settled=settled.extend,
+    )
+
+    assert handed == set() and alone == []
+    assert box.counters.get(LIST) == 4  # three pages, then the first one again
+    assert box.counters.get(GET_ONE) == 0
+    every = [item.request_id for item in first + joining]
+    assert sorted(settled) == sorted(every)
+    assert set(_next_polls(deps)) == set(every)
+
+
+def test_a_run_a_whole_pass_did_not_meet_is_polled_alone(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    runs = _create_runs(box, machine, 30)
+    due = _watch(deps, runs)
+    ghost = Request(
+        team_id="T1",
+        user_id="U1",
+        channel_id="C1",
+        body={"type": "steered_generation"},
+        state="submitted",
+        run_id="run-that-is-not-listed",
+        sent_at=time.time(),
+    )
+    deps.records.requests.put(ghost.id, ghost)
+    offers = iter([[Due(ghost.id, time.time())]])
+    box.counters.reset()
+    alone: list[str] = []
+
+    run_watcher.sweep(
+        deps,
+        due,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+        more=lambda: next(offers, []),
+    )
+
+    assert alone == [ghost.id]
+    assert box.counters.get(LIST) == 2  # the page it joined after, and one whole pass
+
+
+class PassStarts:
+    """The service client, noting when each walk round the listing began (no cursor)."""
+
+    def __init__(self, client: ContentClient) -> None:
+        self._client = client
+        self.starts: list[float] = []
+
+    def list_runs_page(self, **kwargs: object) -> object:
+        if kwargs.get("cursor") is None:
+            self.starts.append(time.monotonic())
+        return self._client.list_runs_page(**kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+
+def test_a_rolling_sweep_walks_the_listing_at_most_once_per_period(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """However fast the service answers, the service sees one walk per period: polls that keep
+    joining wait for the next walk instead of starting one each."""
+    runs = _create_runs(box, machine, 40)
+    first = _watch(deps, runs[:4])
+    joining = [_watch(deps, [run]) for run in runs[4:10]]  # one more after every page
+    offers = iter(joining)
+    starts = PassStarts(machine)
+    deps.content = cast(ContentClient, starts)
+
+    run_watcher.sweep(
+        deps,
+        first,
+        hand_over=lambda rid, run: None,
+        more=lambda: next(offers, []),
+        pass_every_s=0.2,
+    )
+
+    assert len(starts.starts) >= 3
+    gaps = [b - a for a, b in zip(starts.starts, starts.starts[1:], strict=False)]
+    assert min(gaps) >= 0.2
+    every = {item.request_id for group in [first, *joining] for item in group}
+    assert set(_next_polls(deps)) == every

@@ -1,5 +1,6 @@
 """The watch thread: due polls go out in sweeps per workspace, one sweep per workspace at a
-time, and polls that fall due during a sweep go together into the next one."""
+time; polls that fall due during a sweep join it as it pages, or (a sweep that takes no more)
+go together into the next one."""
 
 from __future__ import annotations
 
@@ -129,3 +130,42 @@ def test_a_request_sent_later_is_no_longer_polled(
 
     assert sweeps.of("T1") == []
     assert timers.watching.due_at(request_id) is None
+
+
+class RollingSweeps(FakeSweeps):
+    """The first sweep of T1 asks for the polls that join it until it has ``want`` of them."""
+
+    want = 5
+
+    def __call__(self, deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        handed = super().__call__(deps, due, **callbacks)
+        if len(self.of("T1")) == 1:
+            joined: list[str] = []
+            deadline = time.monotonic() + 10
+            while len(joined) < self.want and time.monotonic() < deadline:
+                joined += [item.request_id for item in callbacks["more"]()]
+                time.sleep(0.005)
+            with self.lock:
+                self.sweeps[0][1].extend(joined)
+        return handed
+
+
+def test_polls_due_while_a_sweep_pages_join_it_instead_of_waiting_for_it_to_end(
+    running: tuple[SchedulerTimers, Deps], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    timers, deps = running
+    rolling = RollingSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", rolling)
+    rolling.release.set()
+
+    first = _request(deps, "T1")
+    timers.watch_run(first, delay_s=0)
+    assert rolling.first_started.wait(10)
+    later = [_request(deps, "T1") for _ in range(rolling.want)]
+    for request_id in later:
+        timers.watch_run(request_id, delay_s=0)
+
+    _wait_until(lambda: len(rolling.of("T1")[0]) == 1 + len(later))
+    assert sorted(rolling.of("T1")[0]) == sorted([first, *later])
+    time.sleep(0.1)
+    assert len(rolling.of("T1")) == 1  # no second sweep: they were served by the first

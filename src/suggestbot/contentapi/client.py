@@ -166,6 +166,16 @@ class ContentClient:
         clone._owns_http = False
         return clone
 
+    def before_each_send(self, hook: Callable[[], object]) -> None:
+        """Call ``hook()`` on the sending thread before each request goes out (retries and
+        token exchanges included), for this client and every ``as_user`` client of its pool.
+        The app uses it to let work after an ack yield to the acks still in flight."""
+
+        def on_request(request: httpx.Request) -> None:
+            hook()
+
+        self._http.event_hooks["request"] = [*self._http.event_hooks["request"], on_request]
+
     def close(self) -> None:
         if self._owns_http:
             self._http.close()

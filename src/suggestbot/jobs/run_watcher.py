@@ -7,6 +7,11 @@ not 5,000. A sweep reads at most half as many pages as the runs it serves, and a
 meet (older than the pages read, or missed because the listing moved while paging) is polled
 alone; so a sweep never costs more than polling each run, and no run goes unpolled.
 
+A sweep rolls: polls that fall due while it pages join it at the next page instead of waiting
+for it to end, and it starts over from the first page for those whose pages it had passed. So
+under steady load one walk goes round the listing again and again, and a run waits at most one
+walk for its page, not the rest of one sweep plus the whole of the next.
+
 A run moving ``running → queued`` (a stalled attempt) is shown as "retrying", never as a
 failure. Transient trouble reaching the service just means the next poll comes later.
 
@@ -63,6 +68,11 @@ ClaimFinished = Callable[[str], str | None]
 # caller polls it alone in a worker, so that single polls (each perhaps retried with a backoff
 # at a faulty service) run side by side instead of one after another inside the sweep.
 PollAlone = Callable[[str, float], None]
+# Called after each page of a rolling sweep: the polls of the workspace that fell due meanwhile
+# (taken out for this sweep), which join it.
+TakeMore = Callable[[], Sequence[Due]]
+# Called with the requests whose poll the sweep has finished (rescheduled), page by page.
+Settled = Callable[[list[str]], None]
 
 
 def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
@@ -94,22 +104,42 @@ def sweep(
     claim_finished: ClaimFinished = lambda run_id: None,
     poll_alone: PollAlone | None = None,
     time_budget_s: float | None = None,
+    more: TakeMore | None = None,
+    settled: Settled | None = None,
+    pass_every_s: float = 0.0,
 ) -> set[str]:
     """Poll every request in ``due`` (all of one workspace) with as few requests as possible.
 
-    Runs met on the pages read that finished, though their poll was not due yet, are handed
-    over too (``claim_finished``): their results need not wait for their own poll.
-    Paging stops after ``time_budget_s`` (a slow listing must not hold up every poll of the
-    workspace): the runs not met by then are polled alone.
+    Each page is acted on as it arrives: a run met on it is rescheduled from that moment (and
+    ``settled`` is told), or handed over when it finished or moved. Runs met on the pages read
+    that finished, though their poll was not due yet, are handed over too
+    (``claim_finished``): their results need not wait for their own poll.
+
+    With ``more``, the sweep rolls on: after each page it asks for the polls that fell due
+    meanwhile and serves them from the next pages, starting over from the first page for those
+    it may have passed, until no run is left to serve; a pass begins at most every
+    ``pass_every_s`` (the service sees one walk round the listing per period, however fast it
+    answers). A run a whole pass (from the first page to the end of the listing) did not meet
+    is polled alone. Paging also stops after ``time_budget_s`` in one pass (a slow listing
+    must not hold up every poll of the workspace), once it has read half as many pages as the
+    runs it served, or at a failing page: the runs not met by then are polled alone.
+
     Returns the request ids handed over (to ``hand_over`` or ``poll_alone``: their poll goes
     on in the worker that got them).
     """
-    watched: dict[str, tuple[Request, float]] = {}
-    for item in due:
-        req = _watched(deps, item.request_id)
-        if req is not None and req.run_id is not None:
-            watched[req.run_id] = (req, item.at)
     handed: set[str] = set()
+    # Run id -> its request, when its poll was due, and the pass during which it joined (0:
+    # before the first); a run is missed once a pass that began after it joined is over.
+    watched: dict[str, tuple[Request, float, int]] = {}
+    served = 0
+
+    def join(items: Sequence[Due], pass_no: int) -> None:
+        nonlocal served
+        for item in items:
+            req = _watched(deps, item.request_id)
+            if req is not None and req.run_id is not None:
+                watched[req.run_id] = (req, item.at, pass_no)
+                served += 1
 
     def alone(req: Request, at: float) -> None:
         """One run polled by itself: in a worker when one is offered, else right here."""
@@ -119,28 +149,90 @@ def sweep(
             poll_alone(req.id, at)
             handed.add(req.id)
 
+    def all_alone(*, joined_before: int | None = None) -> None:
+        for run_id, (req, at, joined) in list(watched.items()):
+            if joined_before is None or joined < joined_before:
+                del watched[run_id]
+                alone(req, at)
+
+    join(due, 0)
     if len(watched) < SWEEP_MIN_RUNS:
-        for req, at in watched.values():
-            alone(req, at)
+        all_alone()
         return handed
-    finished_elsewhere: list[GenerationRun] = []
-    deadline = None if time_budget_s is None else time.monotonic() + time_budget_s
-    found = _read_listing(deps, watched, finished_elsewhere, deadline)
-    for run_id, (req, at) in watched.items():
-        met = found.get(run_id)
-        if met is None:
-            alone(req, at)
-        elif _needs_settling(req, met[0]):
-            hand_over(req.id, met[0])
-            handed.add(req.id)
-        else:
-            _again(deps, req, at, read_at=met[1])
-    for run in finished_elsewhere:
-        request_id = claim_finished(run.id)
-        if request_id is not None:
-            hand_over(request_id, run)
-            handed.add(request_id)
+    pages = 0
+    pass_no = 0
+    began: float | None = None
+    while watched:
+        if began is not None:
+            time.sleep(max(0.0, began + pass_every_s - time.monotonic()))
+            if more is not None:
+                join(more(), pass_no)
+        pass_no += 1
+        began = time.monotonic()
+        deadline = None if time_budget_s is None else began + time_budget_s
+        cursor: str | None = None
+        while True:
+            if pages >= math.ceil(served / 2):
+                all_alone()  # paging costs more than polling each run by now
+                return handed
+            try:
+                page = deps.content.list_runs_page(cursor=cursor, limit=PAGE_SIZE, retry=False)
+            except ContentApiError as exc:
+                log.warning("listing runs failed (%s); polling %d runs alone", exc, len(watched))
+                all_alone()
+                return handed
+            pages += 1
+            _act_on_page(
+                deps, page.items, watched, time.time(), hand_over, claim_finished, handed, settled
+            )
+            if more is not None:
+                join(more(), pass_no)
+            cursor = page.next_cursor
+            if cursor is None or not watched:
+                break
+            oldest = min(req.sent_at or req.created_at for req, _, _ in watched.values())
+            if page.items and page.items[-1].created_at.timestamp() < oldest - AGE_MARGIN_S:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                all_alone()
+                return handed
+        # A run that was watched when this pass began and was not met is not in the listing.
+        all_alone(joined_before=pass_no)
+        if not watched and more is not None:
+            join(more(), pass_no)
     return handed
+
+
+def _act_on_page(
+    deps: Deps,
+    runs: Sequence[GenerationRun],
+    watched: dict[str, tuple[Request, float, int]],
+    arrived: float,
+    hand_over: HandOver,
+    claim_finished: ClaimFinished,
+    handed: set[str],
+    settled: Settled | None,
+) -> None:
+    """The watched runs on a page that arrived at ``arrived``: each rescheduled from then, or
+    handed over; other finished runs on it handed over when their request can be claimed."""
+    rescheduled: list[str] = []
+    for run in runs:
+        entry = watched.pop(run.id, None)
+        if entry is not None:
+            req, at, _ = entry
+            if _needs_settling(req, run):
+                hand_over(req.id, run)
+                handed.add(req.id)
+            else:
+                _again(deps, req, at, read_at=arrived)
+                rescheduled.append(req.id)
+        elif RunStatus(run.status).is_terminal:
+            request_id = claim_finished(run.id)
+            if request_id is not None:
+                hand_over(request_id, run)
+                handed.add(request_id)
+    if settled is not None and rescheduled:
+        settled(rescheduled)
 
 
 def settle(
@@ -201,50 +293,6 @@ def _needs_settling(req: Request, run: GenerationRun) -> bool:
     if status in (RunStatus.SUCCEEDED, RunStatus.FAILED):
         return True
     return (str(status), run.attempt_count) != (req.run_status, req.attempt)
-
-
-def _read_listing(
-    deps: Deps,
-    watched: dict[str, tuple[Request, float]],
-    finished_elsewhere: list[GenerationRun],
-    deadline: float | None,
-) -> dict[str, tuple[GenerationRun, float]]:
-    """The watched runs met in the listing's first pages, each with when its page arrived (at
-    most half as many pages as runs, none begun after ``deadline``); other finished runs met
-    go to ``finished_elsewhere``.
-
-    A page that fails is not retried: the runs not met by then are polled alone, each with the
-    client's retries, which is what polling without sweeps would have done (a sweep waiting
-    out a backoff would hold up every other poll of the workspace).
-    """
-    budget = math.ceil(len(watched) / 2)
-    oldest = min(req.sent_at or req.created_at for req, _ in watched.values()) - AGE_MARGIN_S
-    found: dict[str, tuple[GenerationRun, float]] = {}
-    cursor: str | None = None
-    for _ in range(budget):
-        try:
-            page = deps.content.list_runs_page(cursor=cursor, limit=PAGE_SIZE, retry=False)
-        except ContentApiError as exc:
-            log.warning(
-                "listing runs failed (%s); polling the %d runs not met alone",
-                exc,
-                len(watched) - len(found),
-            )
-            break
-        arrived = time.time()
-        for run in page.items:
-            if run.id in watched:
-                found.setdefault(run.id, (run, arrived))
-            elif RunStatus(run.status).is_terminal:
-                finished_elsewhere.append(run)
-        cursor = page.next_cursor
-        if cursor is None or len(found) == len(watched):
-            break
-        if page.items and page.items[-1].created_at.timestamp() < oldest:
-            break
-        if deadline is not None and time.monotonic() > deadline:
-            break
-    return found
 
 
 def _again(deps: Deps, req: Request, due_at: float | None, *, read_at: float | None) -> None:

@@ -5,8 +5,9 @@
 - **Polls** of submitted runs live in a :class:`~suggestbot.jobs.watch_list.WatchList`. One
   watch thread takes out what is due (plus what falls due within a short horizon), groups it by
   workspace and hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`);
-  while a workspace's sweep runs, its newly due polls wait for it and go into the next sweep
-  together. Runs that finished or moved are settled on the scheduler's workers.
+  while a workspace's sweep runs, its polls are taken out as soon as they are due within the
+  early tolerance and join that sweep at its next page (it rolls on while there are any).
+  Runs that finished or moved are settled on the scheduler's workers.
 
 A request is either waiting to be sent or being watched, never both: each of ``watch_run`` and
 ``send_later`` replaces the other.
@@ -46,10 +47,18 @@ EARLY_SHARE = 0.1
 # A sweep stops paging after this share of the interval; what it has not met by then is polled
 # alone, side by side on the scheduler's workers (a slow listing degrades to single polls).
 SWEEP_BUDGET_SHARE = 0.5
+# A rolling sweep begins a pass round the listing at most once per this share of the interval
+# (1.5 s at 10 s): a poll joins it up to the early tolerance (a tenth) before it is due, so it is
+# read at most half a tenth late, and the service is asked for one walk per period however fast
+# it answers (at 5,000 runs, 50 pages every 1.5 s: fewer than one request per 15 polls).
+PASS_EVERY_SHARE = 0.15
 # Workspaces swept at the same time.
 SWEEPERS = 4
 # The watch thread looks at the list at least this often (also how fast it notices a stop).
 IDLE_WAKE_S = 1.0
+# While a sweep rolls, the watch thread hands it the polls that came within the early tolerance
+# this often: a run joins within this of the earliest moment it may be read.
+JOIN_EVERY_S = 0.05
 
 
 def job_id(request_id: str) -> str:
@@ -117,9 +126,14 @@ class SchedulerTimers:
     def _watch_loop(self) -> None:
         while not self._stopping.is_set():
             deps = self.deps
+            rolling = self._any_sweeping()
             if deps is not None:
                 now = time.time()
-                due = self.watching.take(until=now + self._horizon(deps), once_due=now)
+                # A sweep is paging: polls join it as soon as they may be read. Else a batch
+                # starts once a poll is due, with every poll due within the tolerance.
+                due = self.watching.take(
+                    until=now + self._horizon(deps), once_due=None if rolling else now
+                )
                 if due:
                     try:
                         self._dispatch(deps, due)
@@ -127,7 +141,14 @@ class SchedulerTimers:
                         log.exception("handing out %d polls failed; retrying them", len(due))
                         self._retry_later(deps, due)
                         self.watching.release(item.request_id for item in due)
-            self.watching.wait(now=time.time(), at_most_s=IDLE_WAKE_S)
+            if rolling:
+                self._stopping.wait(JOIN_EVERY_S)
+            else:
+                self.watching.wait(now=time.time(), at_most_s=IDLE_WAKE_S)
+
+    def _any_sweeping(self) -> bool:
+        with self._lock:
+            return bool(self._sweeping)
 
     def _horizon(self, deps: Deps) -> float:
         return EARLY_SHARE * first_poll_delay(deps)
@@ -164,6 +185,24 @@ class SchedulerTimers:
 
     def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
         handed: set[str] = set()
+        swept = list(due)  # and the polls that join it
+        released: set[str] = set()
+
+        def more() -> list[Due]:
+            """Polls of this workspace that were held for it meanwhile join the sweep."""
+            if self._stopping.is_set():
+                return []
+            with self._lock:
+                joining = self._held.pop(team, [])
+            swept.extend(joining)
+            return joining
+
+        def settled(request_ids: list[str]) -> None:
+            """Their poll is over (the next one is scheduled): they may be taken out again."""
+            released.update(request_ids)
+            self.watching.release(request_ids)
+            self._forget_ended(request_ids)
+
         try:
             with team_scope(team):
                 handed = run_watcher.sweep(
@@ -173,12 +212,19 @@ class SchedulerTimers:
                     claim_finished=self._claim_finished,
                     poll_alone=self._poll_alone,
                     time_budget_s=SWEEP_BUDGET_SHARE * first_poll_delay(deps),
+                    more=more,
+                    settled=settled,
+                    pass_every_s=PASS_EVERY_SHARE * first_poll_delay(deps),
                 )
         except Exception:
-            log.exception("polling %d runs failed; trying again later", len(due))
-            self._retry_later(deps, due)
+            log.exception("polling %d runs failed; trying again later", len(swept))
+            self._retry_later(deps, [item for item in swept if item.request_id not in released])
         finally:
-            done = [item.request_id for item in due if item.request_id not in handed]
+            done = [
+                item.request_id
+                for item in swept
+                if item.request_id not in handed and item.request_id not in released
+            ]
             self.watching.release(done)
             self._forget_ended(done)
 

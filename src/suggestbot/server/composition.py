@@ -25,7 +25,6 @@ from slack_sdk.http_retry.builtin_handlers import (
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.installations.scope import ContextExecutor
 from suggestbot.jobs import digest_wave, inspiration_watch, retention
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
@@ -36,6 +35,7 @@ from suggestbot.server.builtin_sandbox import EmbeddedSandbox
 from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
+from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
 from suggestbot.slackapp.tenancy import Tenancy
 from suggestbot.store import DeliveryLog, TokenVault, open_app_store
 from suggestbot.store.backends import database_password
@@ -151,11 +151,17 @@ class Runtime:
                 ssl_context=tls,
             )
         self.slack = self.tenancy.slack if self.tenancy else slack_client(settings, ssl_context=tls)
+        # Acks first: the HTTP edge counts Slack's requests in flight (``build_http_app(gate=)``)
+        # and everything after an ack — the background pool's tasks, every call to the service
+        # and to Slack from the pools and timers — waits for them, a bounded while at most.
+        self.gate = PriorityGate()
+        yield_before_calls(self.slack, gate=self.gate)
+        self.content.before_each_send(self.gate.yield_to_requests)
         self.scheduler = Scheduler()
         self.timers = SchedulerTimers(self.scheduler)
         # Copies the context into each task, so background work keeps its workspace.
-        self.background = ContextExecutor(
-            max_workers=BACKGROUND_THREADS, thread_name_prefix="suggestbot-work"
+        self.background = YieldingExecutor(
+            gate=self.gate, max_workers=BACKGROUND_THREADS, thread_name_prefix="suggestbot-work"
         )
         self.deliveries = DeliveryLog(self.store)
         self.deps = Deps(

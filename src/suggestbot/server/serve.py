@@ -105,6 +105,7 @@ def main(argv: list[str]) -> int:
             health=runtime.health,
             events=not args.socket_mode,
             signing_secret=signing.get_secret_value() if signing and not args.socket_mode else None,
+            gate=runtime.gate,
         ),
         host=args.host,
         port=port,

@@ -7,11 +7,16 @@ Starlette's thread pool instead, and the event loop only moves bytes.
 Before Bolt sees a request, :mod:`~suggestbot.slackapp.inbound` caps its size, checks Slack's
 signature on the raw bytes and parses it (413, 401 or 400 otherwise, one log line each); Bolt
 gets the body already parsed (:mod:`~suggestbot.slackapp.bolt_body`).
+
+With a :class:`~suggestbot.slackapp.priority.PriorityGate`, each request to ``/slack/events``
+is counted in flight from its arrival to its answer, and its dispatch runs in the foreground,
+so that the work earlier acks started yields to it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 from slack_bolt import App
@@ -24,6 +29,7 @@ from starlette.routing import Route
 
 from suggestbot.slackapp.bolt_body import ParsedBodyRequest
 from suggestbot.slackapp.inbound import Refused, admit, log_refusal
+from suggestbot.slackapp.priority import PriorityGate, mark_foreground
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"
@@ -38,6 +44,7 @@ def build_http_app(
     health: HealthCheck | None = None,
     events: bool = True,
     signing_secret: str | None = None,
+    gate: PriorityGate | None = None,
 ) -> Starlette:
     """The ASGI app serving ``app`` (and its OAuth flow, when it has one) plus ``/healthz``.
 
@@ -48,25 +55,31 @@ def build_http_app(
             socket and the app checks no signatures: the HTTP route would accept forgeries.
         signing_secret: checks ``/slack/events`` requests; by default the one ``app`` was
             built with.
+        gate: counts ``/slack/events`` requests in flight, so post-ack work yields to them.
     """
     secret = signing_secret or _signing_secret_of(app)
     if events and not secret:
         raise ValueError("serving /slack/events needs the signing secret")
 
+    def dispatch_in_foreground(bolt_request: ParsedBodyRequest) -> Any:
+        mark_foreground()  # in this dispatch's own copy of the context
+        return app.dispatch(bolt_request)
+
     async def slack_events(request: Request) -> Response:
-        try:
-            admitted = await admit(request, signing_secret=secret)
-        except Refused as refused:
-            log_refusal(request, refused)
-            return Response(status_code=refused.status)
-        bolt_request = ParsedBodyRequest(
-            raw_body=admitted.text,
-            body=admitted.body,
-            query=request.url.query,
-            headers=dict(request.headers),
-        )
-        bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
-        return to_starlette_response(bolt_response)
+        with gate.serving() if gate is not None else nullcontext():
+            try:
+                admitted = await admit(request, signing_secret=secret)
+            except Refused as refused:
+                log_refusal(request, refused)
+                return Response(status_code=refused.status)
+            bolt_request = ParsedBodyRequest(
+                raw_body=admitted.text,
+                body=admitted.body,
+                query=request.url.query,
+                headers=dict(request.headers),
+            )
+            bolt_response = await run_in_threadpool(dispatch_in_foreground, bolt_request)
+            return to_starlette_response(bolt_response)
 
     async def install(request: Request) -> Response:
         flow = app.oauth_flow
