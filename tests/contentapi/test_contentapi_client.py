@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Generator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
@@ -45,6 +47,7 @@ from suggestbot.contentapi import (
     Timeout,
     TransportError,
     UnsupportedSuggestion,
+    UserTokenAuth,
     UserTokenRequired,
     ValidationFailed,
     decisions,
@@ -700,3 +703,25 @@ def test_unexpected_success_status_is_accepted_and_logged(
             )
         )
     assert "answered 200 where 201 was expected" in caplog.text
+
+
+def test_clients_load_the_ca_bundle_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each load costs about a tenth of a second of CPU, and a client is made at every start,
+    for the health probe and per installed workspace."""
+    from suggestbot.contentapi import client as client_module
+
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append(args or kwargs)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    client_module._tls_context.cache_clear()
+    clients = [
+        ContentClient("https://content.example", auth=UserTokenAuth(f"token-{n}")) for n in range(3)
+    ]
+    for each in clients:
+        each.close()
+    assert len(loads) == 1
