@@ -225,8 +225,7 @@ class ProcessStage(Stage):
         while True:
             if process.poll() is not None:
                 raise RuntimeError(
-                    f"the app exited with {process.returncode} while starting:\n"
-                    + self.log_tail()
+                    f"the app exited with {process.returncode} while starting:\n" + self.log_tail()
                 )
             try:
                 if self._http.get(self.app_url + "/healthz", timeout=2.0).status_code == 200:
