@@ -40,7 +40,7 @@ def ws() -> Iterator[Workspace]:
 def connect(ws: Workspace) -> None:
     """Alice links her service account through the connect modal."""
     ws.command("connect")
-    answer = ws.submit(ws.opened_view(), {"Personal token": ws.demo.user_token})
+    answer = ws.submit(ws.opened_view(), {t("connect.label", "en"): ws.demo.user_token})
     assert answer.status == 200 and answer.body == ""
 
 
@@ -53,10 +53,15 @@ def send_brief_from_modal(
     before_submit()
     answer = ws.submit(
         view,
-        {"Segment": "Weekend Hikers", "Use case": "Spring Launch", "Brief": text, "Variants": "2"},
+        {
+            t("brief.segment", "en"): "Weekend Hikers",
+            t("brief.use_case", "en"): "Spring Launch",
+            t("brief.text", "en"): text,
+            t("brief.variants", "en"): "2",
+        },
     )
     assert answer.status == 200 and answer.body == ""  # the modal closes
-    [root] = [p for p in ws.posts() if text in (texts_of(p["blocks"]))]
+    [root] = [p for p in ws.posts() if text in texts_of(p["blocks"])]
     return root
 
 
@@ -94,7 +99,7 @@ def test_a_brief_from_the_modal_posts_its_root_and_sends_the_run(ws: Workspace) 
     connect(ws)
     root = send_brief_from_modal(ws)
     assert root["channel"] == GENERAL.id
-    assert "Weekend Hikers" in (texts_of(root["blocks"]))
+    assert "Weekend Hikers" in texts_of(root["blocks"])
     [run] = runs_of(ws)
     assert run.request.steering_text == BRIEF and run.request.variant_count == 2
     [request] = ws.deps.records.requests.values()
@@ -118,7 +123,7 @@ def test_a_slash_brief_is_recorded_before_the_ack(ws: Workspace) -> None:
     assert kept.body["segment_id"] == ws.demo.primary.segments["Weekend Hikers"]
     assert kept.body["variant_count"] == 2
     assert len(runs_of(ws)) == runs_before
-    assert not [p for p in ws.posts() if BRIEF in (texts_of(p["blocks"]))]
+    assert not [p for p in ws.posts() if BRIEF in texts_of(p["blocks"])]
 
 
 def test_a_slash_brief_with_remembered_choices_needs_no_modal(ws: Workspace) -> None:
@@ -130,7 +135,7 @@ def test_a_slash_brief_with_remembered_choices_needs_no_modal(ws: Workspace) -> 
 
     assert answer.status == 200 and answer.body == ""
     assert len(ws.slack.made("views.open")) == opened
-    assert [p for p in ws.posts() if BRIEF in (texts_of(p["blocks"]))]
+    assert [p for p in ws.posts() if BRIEF in texts_of(p["blocks"])]
     assert runs_of(ws)[0].request.steering_text == BRIEF
 
 
@@ -153,7 +158,11 @@ def test_a_modal_with_an_empty_brief_stays_open_with_the_reason_by_the_field(
     ws.command("brief")
     answer = ws.submit(
         ws.opened_view(),
-        {"Segment": "Weekend Hikers", "Use case": "Spring Launch", "Brief": "   "},
+        {
+            t("brief.segment", "en"): "Weekend Hikers",
+            t("brief.use_case", "en"): "Spring Launch",
+            t("brief.text", "en"): "   ",
+        },
     )
     assert answer.status == 200
     assert answer.headers["content-type"][0].startswith("application/json")
@@ -180,7 +189,7 @@ def test_a_reply_before_the_results_tells_its_author_to_wait(ws: Workspace) -> N
     assert answer.status == 200 and answer.body == ""
     [told] = [e for e in ws.slack.made("chat.postEphemeral") if e.get("thread_ts") == thread_ts]
     assert told["user"] == ALICE.id
-    assert t("refine.not_ready", "en") in (texts_of(told["blocks"]))
+    assert t("refine.not_ready", "en") in texts_of(told["blocks"])
     assert ws.deps.deliveries is not None and ws.deps.deliveries.unfinished() == []
 
 
