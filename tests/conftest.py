@@ -18,6 +18,14 @@ MIGRATED_TEMPLATE = "suggestbot_migrated"
 _names = itertools.count(1)
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reaches the cluster, so the unit tier can leave them out
+    (``-m "not postgresql"``) while CI runs them all."""
+    for item in items:
+        if "postgres" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.postgresql)
+
+
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PgCluster]:
     """A PostgreSQL cluster on loopback with an empty database already at the newest schema

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+import ssl
 from collections.abc import Generator
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
+from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
@@ -45,6 +47,7 @@ from suggestbot.contentapi import (
     Timeout,
     TransportError,
     UnsupportedSuggestion,
+    UserTokenAuth,
     UserTokenRequired,
     ValidationFailed,
     decisions,
@@ -725,3 +728,25 @@ def test_the_hook_before_each_send_runs_on_the_sending_thread_for_every_request(
     assert len(service.token_requests) == 1
     # Before each API request went out, none of it had reached the service yet.
     assert seen == [0, 0, 1, 2]
+
+
+def test_clients_load_the_ca_bundle_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each load costs about a tenth of a second of CPU, and a client is made at every start,
+    for the health probe and per installed workspace."""
+    from suggestbot.contentapi import client as client_module
+
+    loads: list[object] = []
+    real = ssl.SSLContext.load_verify_locations
+
+    def counted(self: ssl.SSLContext, *args: Any, **kwargs: Any) -> None:
+        loads.append(args or kwargs)
+        real(self, *args, **kwargs)
+
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
+    client_module._tls_context.cache_clear()
+    clients = [
+        ContentClient("https://127.0.0.1:9", auth=UserTokenAuth(f"token-{n}")) for n in range(3)
+    ]
+    for each in clients:
+        each.close()
+    assert len(loads) == 1

@@ -7,6 +7,7 @@ Imported by name (not a conftest) so the module name cannot clash with other tes
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -212,11 +213,17 @@ class OAuthWorld:
             if team.driver is not None:
                 team.driver.close()
                 team.driver = None
+        # The app first (work it lets finish may still call Slack and the service), then the
+        # two stand-ins at once: each server takes a few uvicorn ticks to wind down.
         self.stop_app()
-        self.cloud.stop()
-        if self._sandbox_server is not None:
-            self._sandbox_server.stop()
-            self._sandbox_server = None
+        sandbox_server, self._sandbox_server = self._sandbox_server, None
+        stopping = threading.Thread(target=self.cloud.stop, name="world-stop-slack")
+        stopping.start()
+        try:
+            if sandbox_server is not None:
+                sandbox_server.stop()
+        finally:
+            stopping.join()
 
     @property
     def app(self) -> Runtime:

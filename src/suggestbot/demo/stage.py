@@ -7,6 +7,7 @@ app over signed HTTP), so it lives here once.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -154,11 +155,17 @@ class Stage:
         if self.driver is not None:
             self.driver.close()
             self.driver = None
+        # The app first: work it lets finish may still call Slack and the service.
         self.stop_app()
-        self.emu.stop()
-        if self._sandbox_server is not None:
-            self._sandbox_server.stop()
-            self._sandbox_server = None
+        # Then both stand-ins at once: each server takes a few uvicorn ticks to wind down.
+        sandbox_server, self._sandbox_server = self._sandbox_server, None
+        stopping = threading.Thread(target=self.emu.stop, name="stage-stop-emulator")
+        stopping.start()
+        try:
+            if sandbox_server is not None:
+                sandbox_server.stop()
+        finally:
+            stopping.join()
 
     def __enter__(self) -> Self:
         return self.start()

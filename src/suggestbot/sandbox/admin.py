@@ -1,19 +1,23 @@
 """The operator surface under ``/sandbox/``, guarded by the ``X-Sandbox-Admin-Key`` header.
 
-Everything here wraps a :class:`~suggestbot.sandbox.core.Sandbox` method, so Python callers,
-HTTP callers and the CLI share one implementation. Not part of the service's contract.
+Everything here calls the functions of :mod:`~suggestbot.sandbox.tenants` and
+:mod:`~suggestbot.sandbox.auth` that :class:`~suggestbot.sandbox.core.Sandbox` wraps too, so
+Python callers, HTTP callers and the CLI share one implementation. Not part of the service's
+contract.
 """
 
 from __future__ import annotations
 
 import hmac
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from suggestbot.sandbox import auth, tenants
+from suggestbot.sandbox.env import Env
 from suggestbot.sandbox.errors import ApiError, failures_from, validation_failed
 from suggestbot.sandbox.http import (
     json_response,
@@ -22,9 +26,6 @@ from suggestbot.sandbox.http import (
     route,
     validate_body,
 )
-
-if TYPE_CHECKING:
-    from suggestbot.sandbox.core import Sandbox
 
 ADMIN_KEY_HEADER = "X-Sandbox-Admin-Key"
 
@@ -70,12 +71,12 @@ class Precompute(_Body):
     use_case_id: str | None = None
 
 
-def build_routes(sandbox: Sandbox) -> list[Route]:
-    env = sandbox.env
+def build_routes(env: Env, *, admin_key: str) -> list[Route]:
+    """The ``/sandbox/`` routes over ``env``, each refused without ``admin_key``."""
 
     def guard(request: Request) -> None:
         given = request.headers.get(ADMIN_KEY_HEADER, "")
-        if not hmac.compare_digest(given.encode(), sandbox.admin_key.encode()):
+        if not hmac.compare_digest(given.encode(), admin_key.encode()):
             raise ApiError(401, "unauthorized")
 
     async def body_of(request: Request, model: type[_Body]) -> Any:
@@ -83,29 +84,35 @@ def build_routes(sandbox: Sandbox) -> list[Route]:
         reject_invalid_text(bad_text)
         return validate_body(model, data)
 
-    async def tenants(request: Request) -> Response:
+    async def list_tenants(request: Request) -> Response:
         guard(request)
-        return json_response({"data": sandbox.describe_tenants()})
+        return json_response({"data": tenants.describe_tenants(env)})
 
     async def create_tenant(request: Request) -> Response:
         guard(request)
         body = await body_of(request, NewTenant)
-        return json_response({"id": sandbox.create_tenant(body.name, body.locale)}, status=201)
+        tenant_id = tenants.create_tenant(env, name=body.name, locale=body.locale)
+        return json_response({"id": tenant_id}, status=201)
 
     async def add_segment(request: Request) -> Response:
         guard(request)
         body = await body_of(request, NewSegment)
-        segment_id = sandbox.add_segment(
-            request.path_params["tenant_id"], body.name, body.description, set_up=body.set_up
+        segment_id = tenants.add_segment(
+            env,
+            tenant_id=request.path_params["tenant_id"],
+            name=body.name,
+            description=body.description,
+            set_up=body.set_up,
         )
         return json_response({"id": segment_id}, status=201)
 
     async def add_use_case(request: Request) -> Response:
         guard(request)
         body = await body_of(request, NewUseCase)
-        use_case_id = sandbox.add_use_case(
-            request.path_params["tenant_id"],
-            body.name,
+        use_case_id = tenants.add_use_case(
+            env,
+            tenant_id=request.path_params["tenant_id"],
+            name=body.name,
             precompute_variants=body.precompute_variants,
         )
         return json_response({"id": use_case_id}, status=201)
@@ -113,46 +120,49 @@ def build_routes(sandbox: Sandbox) -> list[Route]:
     async def create_credential(request: Request) -> Response:
         guard(request)
         body = await body_of(request, NewCredential)
-        client_id, secret = sandbox.create_credential(
-            request.path_params["tenant_id"], expires_in_s=body.expires_in_s
+        client_id, secret = auth.create_credential(
+            env, tenant_id=request.path_params["tenant_id"], expires_in_s=body.expires_in_s
         )
         return json_response({"client_id": client_id, "client_secret": secret}, status=201)
 
     async def revoke_credential(request: Request) -> Response:
         guard(request)
-        sandbox.revoke_credential(request.path_params["client_id"])
+        auth.revoke_credential(env, client_id=request.path_params["client_id"])
         return Response(status_code=204)
 
     async def rotate_credential(request: Request) -> Response:
         guard(request)
-        secret = sandbox.rotate_credential(request.path_params["client_id"])
+        secret = auth.rotate_credential(env, client_id=request.path_params["client_id"])
         return json_response({"client_secret": secret})
 
     async def create_user_token(request: Request) -> Response:
         guard(request)
         body = await body_of(request, NewUserToken)
-        user_id, token = sandbox.create_user_token(
-            request.path_params["tenant_id"], user_id=body.user_id
+        user_id, token = auth.create_user_token(
+            env, tenant_id=request.path_params["tenant_id"], user_id=body.user_id
         )
         return json_response({"user_id": user_id, "token": token}, status=201)
 
     async def revoke_user_token(request: Request) -> Response:
         guard(request)
         body = await body_of(request, TokenRef)
-        sandbox.revoke_user_token(body.token)
+        auth.revoke_user_token(env, token=body.token)
         return Response(status_code=204)
 
     async def steering(request: Request) -> Response:
         guard(request)
         body = await body_of(request, Steering)
-        failed = sandbox.set_steering(request.path_params["tenant_id"], body.enabled)
+        failed = tenants.set_steering(
+            env, tenant_id=request.path_params["tenant_id"], enabled=body.enabled
+        )
         return json_response({"enabled": body.enabled, "failed_runs": failed})
 
     async def precompute(request: Request) -> Response:
         guard(request)
         body = await body_of(request, Precompute)
-        set_ids = sandbox.run_precompute(
-            request.path_params["tenant_id"],
+        set_ids = tenants.run_precompute(
+            env,
+            tenant_id=request.path_params["tenant_id"],
             segment_id=body.segment_id,
             use_case_id=body.use_case_id,
         )
@@ -194,7 +204,7 @@ def build_routes(sandbox: Sandbox) -> list[Route]:
         return route(env, method, path, handler, faults=False)
 
     return [
-        admin("GET", "/sandbox/tenants", tenants),
+        admin("GET", "/sandbox/tenants", list_tenants),
         admin("POST", "/sandbox/tenants", create_tenant),
         admin("POST", "/sandbox/tenants/{tenant_id}/segments", add_segment),
         admin("POST", "/sandbox/tenants/{tenant_id}/use-cases", add_use_case),

@@ -15,14 +15,13 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from suggestbot.sandbox import admin, api, auth, content, runs
+from suggestbot.sandbox import admin, api, auth, runs, tenants
 from suggestbot.sandbox import seed as seeding
 from suggestbot.sandbox.env import Env, RequestCounters
-from suggestbot.sandbox.errors import ApiError, not_found
+from suggestbot.sandbox.errors import ApiError
 from suggestbot.sandbox.faults import Faults
 from suggestbot.sandbox.http import error_response
 from suggestbot.sandbox.ids import ADMIN_KEY_PREFIX, IdFactory, new_secret, system_clock
-from suggestbot.sandbox.records import SegmentRec, TenantRec, UseCaseRec
 from suggestbot.sandbox.server import SandboxServer
 from suggestbot.sandbox.state import State
 from suggestbot.sandbox.worker import Worker
@@ -75,7 +74,7 @@ class Sandbox:
         )
         self.demo: seeding.Demo | None = None
         if loaded is None and seed:
-            self.demo = seeding.apply(self)
+            self.demo = seeding.apply(self.env)
         elif loaded is not None and seeding.DEMO.tenant_id in loaded.tenants:
             self.demo = seeding.DEMO
         self._save_lock = threading.Lock()
@@ -148,29 +147,14 @@ class Sandbox:
             return error_response(env, ApiError(status, code), knobs=False)
 
         return Starlette(
-            routes=[*api.build_routes(env), *admin.build_routes(self)],
+            routes=[*api.build_routes(env), *admin.build_routes(env, admin_key=self.admin_key)],
             exception_handlers={404: http_error, 405: http_error},
         )
 
     # --- admin operations (also under /sandbox/ and in the CLI) -------------------------------
 
     def create_tenant(self, name: str, locale: str, *, tenant_id: str | None = None) -> str:
-        if locale not in ("en", "de"):
-            raise ValueError("locale must be 'en' or 'de'")
-        state = self.env.state
-        with state.lock:
-            tid = tenant_id or self.env.ids.new()
-            state.tenants[tid] = TenantRec(
-                id=tid, name=name, locale=locale, created_at=self.env.now()
-            )
-            state.touch()
-        return tid
-
-    def _tenant(self, tenant_id: str) -> TenantRec:
-        tenant = self.env.state.tenants.get(tenant_id)
-        if tenant is None:
-            raise not_found()
-        return tenant
+        return tenants.create_tenant(self.env, name=name, locale=locale, tenant_id=tenant_id)
 
     def add_segment(
         self,
@@ -181,15 +165,14 @@ class Sandbox:
         *,
         segment_id: str | None = None,
     ) -> str:
-        state = self.env.state
-        with state.lock:
-            self._tenant(tenant_id)
-            sid = segment_id or self.env.ids.new()
-            state.segments[sid] = SegmentRec(
-                id=sid, tenant_id=tenant_id, name=name, description=description, set_up=set_up
-            )
-            state.touch()
-        return sid
+        return tenants.add_segment(
+            self.env,
+            tenant_id=tenant_id,
+            name=name,
+            description=description,
+            set_up=set_up,
+            segment_id=segment_id,
+        )
 
     def add_use_case(
         self,
@@ -199,15 +182,13 @@ class Sandbox:
         precompute_variants: int = 3,
         use_case_id: str | None = None,
     ) -> str:
-        state = self.env.state
-        with state.lock:
-            self._tenant(tenant_id)
-            uid = use_case_id or self.env.ids.new()
-            state.use_cases[uid] = UseCaseRec(
-                id=uid, tenant_id=tenant_id, name=name, precompute_variants=precompute_variants
-            )
-            state.touch()
-        return uid
+        return tenants.add_use_case(
+            self.env,
+            tenant_id=tenant_id,
+            name=name,
+            precompute_variants=precompute_variants,
+            use_case_id=use_case_id,
+        )
 
     def create_credential(
         self,
@@ -243,70 +224,16 @@ class Sandbox:
 
     def set_steering(self, tenant_id: str, enabled: bool) -> int:
         """Switch generation from own instructions; off fails waiting runs. Returns how many."""
-        state = self.env.state
-        with state.lock:
-            self._tenant(tenant_id).steering_enabled = enabled
-            state.touch()
-            failed = 0 if enabled else runs.fail_waiting_runs(self.env, tenant_id=tenant_id)
-        self.env.wake.set()
-        return failed
+        return tenants.set_steering(self.env, tenant_id=tenant_id, enabled=enabled)
 
     def run_precompute(
         self, tenant_id: str, segment_id: str | None = None, use_case_id: str | None = None
     ) -> list[str]:
         """The overnight run, now: a new ready-made version for every set-up pair (or one)."""
-        state = self.env.state
-        created: list[str] = []
-        with state.lock:
-            self._tenant(tenant_id)
-            segments = [
-                s
-                for s in state.segments.values()
-                if s.tenant_id == tenant_id and s.set_up and segment_id in (None, s.id)
-            ]
-            use_cases = [
-                u
-                for u in state.use_cases.values()
-                if u.tenant_id == tenant_id and use_case_id in (None, u.id)
-            ]
-            if (segment_id and not segments) or (use_case_id and not use_cases):
-                raise not_found()
-            for segment in segments:
-                for use_case in use_cases:
-                    record = content.create_set(
-                        self.env,
-                        tenant_id=tenant_id,
-                        segment_id=segment.id,
-                        use_case_id=use_case.id,
-                        origin="precompute",
-                        variant_count=use_case.precompute_variants,
-                        brief=None,
-                        run_id=None,
-                        created_by=None,
-                    )
-                    created.append(record.id)
-        return created
+        return tenants.run_precompute(
+            self.env, tenant_id=tenant_id, segment_id=segment_id, use_case_id=use_case_id
+        )
 
     def describe_tenants(self) -> list[dict[str, Any]]:
         """Tenants with their segments and use cases (no secrets)."""
-        state = self.env.state
-        with state.lock:
-            return [
-                {
-                    "id": t.id,
-                    "name": t.name,
-                    "locale": t.locale,
-                    "steering_enabled": t.steering_enabled,
-                    "segments": [
-                        {"id": s.id, "name": s.name, "set_up": s.set_up}
-                        for s in state.segments.values()
-                        if s.tenant_id == t.id
-                    ],
-                    "use_cases": [
-                        {"id": u.id, "name": u.name}
-                        for u in state.use_cases.values()
-                        if u.tenant_id == t.id
-                    ],
-                }
-                for t in state.tenants.values()
-            ]
+        return tenants.describe_tenants(self.env)

@@ -7,10 +7,9 @@ are local-only values for a development tool; they still follow the real token f
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from suggestbot.sandbox.core import Sandbox
+from suggestbot.sandbox import auth, tenants
+from suggestbot.sandbox.env import Env
 
 
 @dataclass(frozen=True)
@@ -138,27 +137,43 @@ _UNSET_NAMES = {ACME.tenant_id: "Lapsed Customers", BERGWERK.tenant_id: "Neukund
 _VARIANTS = (3, 2, 4)
 
 
-def apply(sandbox: Sandbox) -> Demo:
+def apply(env: Env) -> Demo:
     """Create the demo tenants, credentials, user tokens and the first overnight content."""
     for tenant in DEMO.tenants:
-        sandbox.create_tenant(tenant.name, tenant.locale, tenant_id=tenant.tenant_id)
+        tid = tenant.tenant_id
+        tenants.create_tenant(env, name=tenant.name, locale=tenant.locale, tenant_id=tid)
         for name, segment_id in tenant.segments.items():
-            sandbox.add_segment(tenant.tenant_id, name, _DESCRIPTIONS[name], segment_id=segment_id)
-        unset = _UNSET_NAMES[tenant.tenant_id]
-        sandbox.add_segment(
-            tenant.tenant_id,
-            unset,
-            _DESCRIPTIONS[unset],
+            tenants.add_segment(
+                env,
+                tenant_id=tid,
+                name=name,
+                description=_DESCRIPTIONS[name],
+                segment_id=segment_id,
+            )
+        unset = _UNSET_NAMES[tid]
+        tenants.add_segment(
+            env,
+            tenant_id=tid,
+            name=unset,
+            description=_DESCRIPTIONS[unset],
             set_up=False,
             segment_id=tenant.unset_segment_id,
         )
         for (name, use_case_id), variants in zip(tenant.use_cases.items(), _VARIANTS, strict=True):
-            sandbox.add_use_case(
-                tenant.tenant_id, name, precompute_variants=variants, use_case_id=use_case_id
+            tenants.add_use_case(
+                env,
+                tenant_id=tid,
+                name=name,
+                precompute_variants=variants,
+                use_case_id=use_case_id,
             )
-        sandbox.create_credential(
-            tenant.tenant_id, client_id=tenant.client_id, client_secret=tenant.client_secret
+        auth.create_credential(
+            env,
+            tenant_id=tid,
+            expires_in_s=None,
+            client_id=tenant.client_id,
+            client_secret=tenant.client_secret,
         )
-        sandbox.create_user_token(tenant.tenant_id, user_id=tenant.user_id, token=tenant.user_token)
-        sandbox.run_precompute(tenant.tenant_id)
+        auth.create_user_token(env, tenant_id=tid, user_id=tenant.user_id, token=tenant.user_token)
+        tenants.run_precompute(env, tenant_id=tid)
     return DEMO

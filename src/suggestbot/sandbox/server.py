@@ -2,19 +2,33 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from suggestbot.asgi_thread import BackgroundServer
 
-if TYPE_CHECKING:
-    from suggestbot.sandbox.core import Sandbox
+
+class Servable(Protocol):
+    """What serving needs of a sandbox; :class:`~suggestbot.sandbox.core.Sandbox` is one.
+
+    A protocol rather than the class, so the sandbox can hand itself to its server without the
+    two modules importing each other.
+    """
+
+    @property
+    def app(self) -> Any: ...
+
+    def start(self) -> Any: ...
+
+    def stop(self) -> None: ...
+
+    def flush(self) -> None: ...
 
 
 class SandboxServer(BackgroundServer):
     """Serves a sandbox and also runs (and stops) its worker; ``start``/``stop`` idempotent."""
 
     def __init__(
-        self, sandbox: Sandbox, *, host: str = "127.0.0.1", port: int = 0, worker: bool = True
+        self, sandbox: Servable, *, host: str = "127.0.0.1", port: int = 0, worker: bool = True
     ) -> None:
         super().__init__(sandbox.app, host=host, port=port, name="sandbox-server")
         self.sandbox = sandbox
