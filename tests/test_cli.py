@@ -16,6 +16,7 @@ commands:
   sandbox     run or administer the local Content Suggestion Service
   demo        run a scripted session on the sandbox and Slack emulator
   backup      copy the live state file consistently to PATH
+  db          PostgreSQL: 'db upgrade' the schema, 'db migrate-from-sqlite PATH'
   rotate-keys re-encrypt every stored secret under the first SUGGESTBOT_SECRET_KEYS key
 
 Run 'suggestbot <command> --help' for the options of a command.
