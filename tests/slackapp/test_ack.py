@@ -26,6 +26,9 @@ from suggestbot.store.records import Records
 from suggestbot.ui.messages import t
 from suggestbot.ui.payloads import action_value, button_place
 
+# Over loopback HTTP with the Slack emulator: not part of the unit tier.
+pytestmark = pytest.mark.loopback
+
 SIGNING_SECRET = "ack-test-signing-secret"
 
 

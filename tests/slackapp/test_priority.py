@@ -33,6 +33,9 @@ from suggestbot.slackapp.priority import (
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.slackemu.signing import signed_headers
 
+# Over loopback HTTP with the Slack emulator: not part of the unit tier.
+pytestmark = pytest.mark.loopback
+
 SECRET = "priority-signing-secret-0123456789"
 # Long enough that a test which waited for it would fail on its HTTP timeout instead.
 FOREVER_S = 60.0
