@@ -121,6 +121,17 @@ _EN: dict[str, str] = {
     "their content service account. Nothing is lost.",
     "root.brief_quote": "> {brief}",
     "root.context": "{segment} · {use_case} · {variants} {variants|variant|variants}",
+    # the status line under a thread while a run works (Slack puts the app's name first)
+    "status.sending": "is sending the request…",
+    "status.delayed": "is waiting: the service is busy, it sends again shortly…",
+    "status.queued": "is queued at the service…",
+    "status.requeued": "is retrying (attempt {attempt})…",
+    "status.running": "is writing (attempt {attempt})…",
+    "status.posting": "is posting the results…",
+    "status.loading_brief": "Reading your brief…\nFinding the right tone for the segment…\n"
+    "Drafting the variants…\nChoosing images…",
+    "status.loading_refine": "Reading your instruction…\nReworking the suggestion…\n"
+    "Checking the new version…",
     # variants
     "variant.header": "Variant {n} of {total}",
     "variant.kind.email": "Email",
@@ -631,6 +642,16 @@ _DE: dict[str, str] = {
     "Konto beim Content-Dienst verknüpft. Es geht nichts verloren.",
     "root.brief_quote": "> {brief}",
     "root.context": "{segment} · {use_case} · {variants} {variants|Variante|Varianten}",
+    "status.sending": "sendet die Anfrage…",
+    "status.delayed": "wartet: Der Dienst ist ausgelastet und sendet gleich erneut…",
+    "status.queued": "steht beim Dienst in der Warteschlange…",
+    "status.requeued": "versucht es erneut (Versuch {attempt})…",
+    "status.running": "schreibt (Versuch {attempt})…",
+    "status.posting": "veröffentlicht die Ergebnisse…",
+    "status.loading_brief": "Lese dein Briefing…\nSuche den richtigen Ton für das Segment…\n"
+    "Entwerfe die Varianten…\nWähle Bilder aus…",
+    "status.loading_refine": "Lese deine Anweisung…\nÜberarbeite den Vorschlag…\n"
+    "Prüfe die neue Fassung…",
     "variant.header": "Variante {n} von {total}",
     "variant.kind.email": "E-Mail",
     "variant.kind.social_single_image": "Social-Post",
