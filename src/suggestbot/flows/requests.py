@@ -40,8 +40,8 @@ from suggestbot.contentapi import (
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.flows import linking, live_status, slackio
 from suggestbot.flows.deps import Deps
-from suggestbot.store import VaultError
 from suggestbot.installations.scope import team_scope
+from suggestbot.store import VaultError
 from suggestbot.store.records import ACTIVE_STATES, Failure, LinkedUser, Request, user_key
 from suggestbot.ui import failures
 from suggestbot.ui.blocks.requests import (
