@@ -68,6 +68,8 @@ _MAYBE_ACCEPTED = frozenset({502, 504})
 ADOPT_WINDOW_S = 15 * 60
 # Set in a quick brief's labels: it was sent with the author's remembered choices.
 REUSED_LABEL = "reused"
+# Set in a brief made from a message (the message shortcut): that message's permalink.
+SOURCE_LABEL = "source_link"
 
 
 # ---------------------------------------------------------------- what is sent
@@ -132,6 +134,10 @@ def root_message(req: Request) -> Message:
         segment=labels.get("segment", "?") if labels else None,
         use_case=labels.get("use_case", "?") if labels else None,
         reused=bool(labels.get(REUSED_LABEL)),
+        source_link=labels.get(SOURCE_LABEL),
+        choices=req.composer,
+        segment_id=str(req.body.get("segment_id") or ""),
+        use_case_id=str(req.body.get("use_case_id") or ""),
     )
     return build_brief_root(lang=req.lang, status=status, request_id=req.id, brief=shown)
 
