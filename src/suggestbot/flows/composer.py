@@ -174,8 +174,14 @@ def _send(
     catalog: Catalog,
     prefs: Preferences,
 ) -> None:
-    """Record the brief (under an id the interaction derives: carried out again after a
-    crash, it finds this one) and send it, with the choices its root offers again."""
+    """Record the brief and send it, with the choices its root offers again.
+
+    Its id is derived from the interaction: carried out again after a crash, the work finds
+    the brief the first attempt recorded and leaves it to the requests' own recovery (which
+    has resumed it at start), so it is never sent twice."""
+    request_id = interactions.derived_id("composer-brief")
+    if deps.records.requests.get(request_id) is not None:
+        return
     segments, use_cases = dict(catalog.segments), dict(catalog.use_cases)
     segment_id = prefs.segment_id if prefs.segment_id in segments else catalog.segments[0][0]
     use_case_id = prefs.use_case_id if prefs.use_case_id in use_cases else catalog.use_cases[0][0]
@@ -189,7 +195,7 @@ def _send(
             segment_id=segment_id, use_case_id=use_case_id, text=text, variants=variants
         ),
         labels={"segment": segments[segment_id], "use_case": use_cases[use_case_id]},
-        request_id=interactions.derived_id("composer-brief"),
+        request_id=request_id,
         composer=ComposerChoices(segments=catalog.segments, use_cases=catalog.use_cases),
     )
     brief.launch(deps, req.id)
