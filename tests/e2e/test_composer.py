@@ -123,6 +123,15 @@ def test_a_plain_brief_its_choices_picked_again_and_a_reply_that_refines(stage: 
         what="the refinement's turn in the thread",
         detail=lambda: stage.emu.transcript(_dm(stage, CAROL), thread_ts=first["ts"]),
     )
+    # The refinement had its own line under the thread, ended once its turn was shown.
+    history = stage.emu.status_history(_dm(stage, CAROL), first["ts"])
+    refining = [h for h in history if "Reading your instruction…" in h["loading_messages"]]
+    assert refining, history
+    wait_for(
+        lambda: stage.emu.thread_status(_dm(stage, CAROL), first["ts"]) is None,
+        what="the refinement's status line to end",
+        detail=lambda: str(stage.emu.status_history(_dm(stage, CAROL), first["ts"])),
+    )
     assert stage.emu.warnings == []
 
 

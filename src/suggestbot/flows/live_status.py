@@ -17,7 +17,7 @@ from slack_sdk.errors import SlackApiError
 from suggestbot.flows import slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.store.records import Request
-from suggestbot.ui.blocks.live_status import build_live_status
+from suggestbot.ui.blocks.live_status import LiveStatus, build_live_status
 from suggestbot.ui.blocks.requests import Phase, RequestStatus
 
 log = logging.getLogger(__name__)
@@ -36,12 +36,22 @@ def thread_of(req: Request) -> tuple[str, str] | None:
 
 def show(deps: Deps, *, req: Request, status: RequestStatus) -> None:
     """Show ``status`` as the thread's line (or clear it when the request has ended)."""
-    where = thread_of(req)
-    if where is None:
-        return
     line = build_live_status(lang=req.lang, status=status)
     if line is None and status.phase not in _CLEAR_ON:
         return  # done: the results posted in the thread have cleared it
+    _set(deps, req=req, line=line)
+
+
+def clear(deps: Deps, *, req: Request) -> None:
+    """End the line of a request that ended without a new post in its thread (a refinement's
+    turn replaces its status reply in place, which Slack does not count as a reply)."""
+    _set(deps, req=req, line=None)
+
+
+def _set(deps: Deps, *, req: Request, line: LiveStatus | None) -> None:
+    where = thread_of(req)
+    if where is None:
+        return
     channel, thread_ts = where
     try:
         deps.slack.assistant_threads_setStatus(
