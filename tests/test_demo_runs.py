@@ -17,7 +17,7 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "8 of 8 steps worked." in done.stdout
+    assert "10 of 10 steps worked." in done.stdout
     for step in (
         "connects",
         "three variants",
@@ -27,6 +27,8 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
         "shares",
         "digest",
         "retries",
+        "Messages tab",
+        "into a brief",
     ):
         assert step in done.stdout
     html = page.read_text(encoding="utf-8")

@@ -9,6 +9,7 @@ import yaml
 
 from suggestbot.slackapp import manifest
 from suggestbot.slackapp.listeners.commands.suggest import COMMAND
+from suggestbot.ui.blocks import ids
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "src" / "suggestbot"
@@ -33,8 +34,12 @@ def _web_api_methods() -> set[str]:
     called = set()
     families = "auth|chat|conversations|users|views|files|reactions|team|apps|oauth|pins"
     pattern = re.compile(rf"\.slack\.([a-z]+)_([A-Za-z]+)\(|client\.({families})_([A-Za-z]+)\(")
+    # assistant.threads.* (three parts): slack.assistant_threads_setStatus(
+    threads = re.compile(r"\.slack\.assistant_threads_([A-Za-z]+)\(")
     for path in _python_files():
-        for match in pattern.finditer(path.read_text(encoding="utf-8")):
+        text = path.read_text(encoding="utf-8")
+        called |= {f"assistant.threads.{name}" for name in threads.findall(text)}
+        for match in pattern.finditer(text):
             family, name = (
                 (match.group(1), match.group(2)) if match.group(1) else match.groups()[2:]
             )
@@ -44,6 +49,11 @@ def _web_api_methods() -> set[str]:
 
 def _event_types() -> set[str]:
     pattern = re.compile(r"app\.event\(\s*[\"']([a-z_]+)[\"']")
+    return {m for p in _python_files() for m in pattern.findall(p.read_text(encoding="utf-8"))}
+
+
+def _shortcuts() -> set[str]:
+    pattern = re.compile(r"app\.shortcut\(\s*(?:ids\.)?([A-Za-z_\"']+)")
     return {m for p in _python_files() for m in pattern.findall(p.read_text(encoding="utf-8"))}
 
 
@@ -84,3 +94,26 @@ def test_no_scope_is_declared_that_nothing_uses() -> None:
     for event in manifest.BOT_EVENTS:
         used |= set(manifest.EVENT_SCOPES[event])
     assert set(manifest.BOT_SCOPES) == used
+
+
+def test_the_message_shortcuts_and_the_composer_are_declared() -> None:
+    doc = _manifest()
+    declared = {
+        s["callback_id"]: s["name"]
+        for s in doc["features"].get("shortcuts", [])
+        if s["type"] == "message"
+    }
+    assert declared == manifest.MESSAGE_SHORTCUTS
+    # The listener registers each shortcut by the constant the manifest module names.
+    assert _shortcuts() == {"SHORTCUT_BRIEF"}
+    assert ids.SHORTCUT_BRIEF in manifest.MESSAGE_SHORTCUTS
+    assert ("agent_view" in doc["features"]) is manifest.AGENT_VIEW
+    assert doc["features"]["app_home"]["messages_tab_enabled"] is True
+    assert doc["features"]["app_home"]["messages_tab_read_only_enabled"] is False
+
+
+def test_the_status_line_and_the_prompts_have_their_scopes() -> None:
+    called = _web_api_methods()
+    assert {"assistant.threads.setStatus", "assistant.threads.setSuggestedPrompts"} <= called
+    assert "assistant:write" in manifest.BOT_SCOPES
+    assert manifest.METHOD_SCOPES["assistant.threads.setStatus"] == ("chat:write",)

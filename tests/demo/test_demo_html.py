@@ -106,3 +106,55 @@ def test_markdown_bold_strikethrough_and_links() -> None:
         '<div class="md"><b>new</b> <s>old</s> <a href="https://shop.test">shop</a><br></div>'
     )
     assert "href" not in markdown_to_html("[click](javascript:alert(1))")
+
+
+def test_the_composer_renders_its_prompts_choices_and_the_link_to_a_source_message() -> None:
+    root = {
+        "ts": "1700000001.000100",
+        "bot_id": "B1",
+        "text": "queued",
+        "blocks": [
+            {
+                "type": "context",
+                "elements": [
+                    {
+                        "type": "mrkdwn",
+                        "text": "From <https://emu.test/archives/C1/p17?x=1&amp;y=2|a message>",
+                    }
+                ],
+            },
+            {
+                "type": "actions",
+                "block_id": "composer_choices:r1",
+                "elements": [
+                    {
+                        "type": "static_select",
+                        "action_id": "composer.segment",
+                        "placeholder": {"type": "plain_text", "text": "Segment"},
+                        "initial_option": {
+                            "text": {"type": "plain_text", "text": "Trail Runners"},
+                            "value": "s2",
+                        },
+                        "options": [],
+                    }
+                ],
+            },
+        ],
+    }
+    page = render_html(
+        title="t",
+        scenes=[
+            Scene(
+                title="composer",
+                messages=[root],
+                statuses={root["ts"]: "is queued at the service…"},
+                prompts=["Spring Launch for Weekend Hikers", "Loyalty <Reward>"],
+            )
+        ],
+        names={},
+        fetch=lambda url: None,
+    )
+    assert '<a href="https://emu.test/archives/C1/p17?x=1&amp;y=2">a message</a>' in page
+    assert '<span class="select">Trail Runners ▾</span>' in page
+    assert "<span class='prompt'>Loyalty &lt;Reward&gt;</span>" in page
+    assert "suggestbot is queued at the service…" in page

@@ -10,10 +10,9 @@ import pytest
 
 from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
-from suggestbot.demo.stage import wait_for
+from suggestbot.demo.stage import app_manifest, wait_for
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
-from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
 
@@ -22,7 +21,7 @@ SECRET = "embedded-signing-secret-0123456789"
 
 @pytest.fixture
 def embedded(tmp_path: Path) -> Iterator[tuple[SlackEmulator, SlackDriver, Runtime, str]]:
-    with SlackEmulator(scopes=BOT_SCOPES) as emu:
+    with SlackEmulator(manifest=app_manifest()) as emu:
         user = emu.add_user("U0DANA", "dana")
         channel = emu.add_channel("try-it", members=[user])
         emu.invite_bot(channel)

@@ -80,6 +80,38 @@ def test_a_thread_reply_is_refined_once_after_a_crash(
     assert status_replies(stage, ts) == 1
 
 
+def brief_runs(stage: Stage, text: str) -> int:
+    state = stage.sandbox.env.state
+    with state.lock:
+        return sum(1 for r in state.runs.values() if r.request.get("steering_text") == text)
+
+
+@pytest.mark.parametrize("point", ["interaction_acked", "before_create_run"])
+def test_a_brief_written_in_the_messages_tab_is_sent_once_after_a_crash(
+    staged: tuple[Stage, KillAt], point: str
+) -> None:
+    stage, kill = staged
+    stage.connect(ALICE)
+    kill.point = point
+    text = "Teaser for the autumn trail days"
+    posted = stage.slack.message_in_messages_tab(ALICE, text)
+    assert posted.delivery is not None and posted.delivery.status == 200
+    wait_for(lambda: kill.fired, what=f"the app to die at {point}")
+    stage.restart_app(graceful=False)
+    dm = stage.emu.dm_channel(ALICE)
+    wait_for(
+        lambda: "are ready" in stage.emu.transcript(dm, thread_ts=None),
+        what="the brief after the restart",
+        detail=lambda: stage.emu.transcript(dm),
+    )
+    assert stage.runtime is not None
+    wait_for(lambda: stage.runtime.deps.deliveries.unfinished() == [], what="the work to end")
+    # One run and one root for the one message.
+    assert brief_runs(stage, text) == 1
+    roots = [m for m in stage.emu.messages(dm) if text in str(m["blocks"]) and m.get("bot_id")]
+    assert len(roots) == 1
+
+
 def test_a_connect_submission_links_after_a_crash_and_keeps_no_clear_token(
     staged: tuple[Stage, KillAt],
 ) -> None:

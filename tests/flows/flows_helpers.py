@@ -119,6 +119,10 @@ class RecordingSlack:
         self.closed_channels: set[str] = set()
         self.locales: dict[str, str] = {}
         self.homes: list[str] = []
+        # assistant.threads.setStatus calls: (channel, thread_ts, status, loading_messages)
+        self.statuses: list[tuple[str, str, str, list[str] | None]] = []
+        self.prompts: list[dict[str, Any]] = []
+        self.permalinks: list[tuple[str, str]] = []
         self._ts = itertools.count(1)
 
     def _refused(self, method: str) -> None:
@@ -167,6 +171,35 @@ class RecordingSlack:
             raise slack_error("chat.postEphemeral", "not_in_channel")
         self.ephemerals.append(Ephemeral(channel, user, text, blocks, thread_ts))
         return {"ok": True, "message_ts": f"{next(self._ts)}.0"}
+
+    def assistant_threads_setStatus(
+        self,
+        *,
+        channel_id: str,
+        thread_ts: str,
+        status: str,
+        loading_messages: list[str] | None = None,
+    ) -> dict[str, Any]:
+        self._refused("assistant.threads.setStatus")
+        if (channel_id, thread_ts) not in self.messages:
+            raise slack_error("assistant.threads.setStatus", "invalid_thread_ts")
+        self.statuses.append((channel_id, thread_ts, status, loading_messages))
+        return {"ok": True}
+
+    def assistant_threads_setSuggestedPrompts(
+        self, *, channel_id: str, prompts: list[dict[str, str]], title: str | None = None
+    ) -> dict[str, Any]:
+        self._refused("assistant.threads.setSuggestedPrompts")
+        self.prompts.append({"channel": channel_id, "title": title, "prompts": prompts})
+        return {"ok": True}
+
+    def chat_getPermalink(self, *, channel: str, message_ts: str) -> dict[str, Any]:
+        self._refused("chat.getPermalink")
+        self.permalinks.append((channel, message_ts))
+        return {
+            "ok": True,
+            "permalink": f"https://team.slack.test/archives/{channel}/p{message_ts}",
+        }
 
     def conversations_open(self, *, users: str) -> dict[str, Any]:
         return {"ok": True, "channel": {"id": f"D-{users}"}}

@@ -13,7 +13,15 @@ import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.webhook import WebhookClient
-from slackemu_helpers import SIGNING_SECRET, EmuSetup, Received, RecordingApp, button, section
+from slackemu_helpers import (
+    SIGNING_SECRET,
+    EmuSetup,
+    Received,
+    RecordingApp,
+    button,
+    options,
+    section,
+)
 
 from suggestbot.slackemu import DriverError, SlackDriver
 from suggestbot.slackemu.model import BOT_USER_ID
@@ -228,6 +236,55 @@ def test_pressing_a_button_sends_block_actions_with_container_message_and_respon
     )
     assert action["text"]["text"] == "Retry"
     assert payload["trigger_id"] and payload["response_url"].startswith(f"{ws.emu.url}/hooks/")
+
+
+def _post_with_selects(ws: EmuSetup) -> str:
+    def select(placeholder: str, action_id: str, *labels: str) -> dict[str, Any]:
+        return {
+            "type": "static_select",
+            "action_id": action_id,
+            "placeholder": {"type": "plain_text", "text": placeholder},
+            "options": options(*labels),
+        }
+
+    blocks = [
+        {
+            "type": "actions",
+            "block_id": "choices",
+            "elements": [
+                select("Segment", "segment", "Hikers", "Runners"),
+                select("Also", "also", "Hikers"),
+            ],
+        }
+    ]
+    return str(ws.client.chat_postMessage(channel=ws.general, text="pick", blocks=blocks)["ts"])
+
+
+def test_picking_an_option_in_a_message_sends_the_selected_option(
+    ws: EmuSetup, driver: SlackDriver, recording_app: RecordingApp
+) -> None:
+    ts = _post_with_selects(ws)
+    [message] = [m for m in ws.emu.messages(ws.general) if m["ts"] == ts]
+    driver.pick_option(message, "Runners", user_id=ws.bob)
+    payload = _interaction(recording_app.received[-1])
+    assert payload["type"] == "block_actions"
+    (action,) = payload["actions"]
+    assert (action["type"], action["action_id"], action["block_id"]) == (
+        "static_select",
+        "segment",
+        "choices",
+    )
+    assert action["selected_option"] == {
+        "text": {"type": "plain_text", "text": "Runners"},
+        "value": "runners",
+    }
+    # Two selects offer it: the person must say which; nothing offers it: they cannot pick it.
+    with pytest.raises(DriverError, match="2 selects offer 'Hikers'"):
+        driver.pick_option(message, "Hikers", user_id=ws.bob)
+    driver.pick_option(message, "Hikers", user_id=ws.bob, placeholder="Also")
+    assert _interaction(recording_app.received[-1])["actions"][0]["action_id"] == "also"
+    with pytest.raises(DriverError, match="no select offers 'Climbers'"):
+        driver.pick_option(message, "Climbers", user_id=ws.bob)
 
 
 def test_response_url_of_a_button_can_replace_or_delete_the_message(

@@ -66,6 +66,11 @@ _STYLE = "".join(
         ".md h1,.md h2,.md h3{font-size:15px;margin:6px 0}",
         ".md ul{margin:4px 0;padding-left:20px}",
         ".status{color:#616061;font-style:italic;font-size:13px;padding:6px 0}",
+        ".select{display:inline-block;border:1px solid #bbb;border-radius:4px;padding:3px 10px;"
+        "margin:4px 6px 0 0;font-size:13px;background:#fafafa}",
+        ".prompts{margin:6px 0 4px 46px}",
+        ".prompt{display:inline-block;border:1px solid #1264a3;color:#1264a3;border-radius:12px;"
+        "padding:2px 10px;margin:0 6px 6px 0;font-size:13px}",
     ]
 )
 
@@ -80,6 +85,8 @@ class Scene:
     ephemerals: Sequence[str] = ()
     # thread root ts -> the status line shown under that thread (e.g. "is writing…")
     statuses: Mapping[str, str] = field(default_factory=dict)
+    # the suggested prompts offered in the app's Messages tab (their titles)
+    prompts: Sequence[str] = ()
 
 
 def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
@@ -91,8 +98,23 @@ def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
         lambda m: "#" + (m.group(2) or names.get(m.group(1), m.group(1))),
         text,
     )
+    # Links, <url|label>: kept aside as markers while the rest is escaped.
+    links: list[tuple[str, str]] = []
+
+    def keep_link(match: re.Match[str]) -> str:
+        url, label = (part.replace("&amp;", "&") for part in match.groups())
+        links.append((url, label))
+        return f"\x00{len(links) - 1}\x00"
+
+    text = re.sub(r"<(https?://[^|>\s]+)\|([^>]*)>", keep_link, text)
     text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
     out = html.escape(text)
+
+    def link(match: re.Match[str]) -> str:
+        url, label = links[int(match.group(1))]
+        return f'<a href="{html.escape(url)}">{html.escape(label)}</a>'
+
+    out = re.sub("\x00(\\d+)\x00", link, out)
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     out = re.sub(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])", r"<b>\1</b>", out)
     out = re.sub(r"(?<![\w_])_([^_\n]+)_(?![\w_])", r"<i>\1</i>", out)
@@ -169,8 +191,10 @@ def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[
     if kind == "actions":
         buttons = [
             f'<span class="btn {e.get("style", "")}">{html.escape(e["text"]["text"])}</span>'
-            for e in block["elements"]
             if e.get("type") == "button"
+            else _select(e)
+            for e in block["elements"]
+            if e.get("type") in ("button", "static_select")
         ]
         return "<div>" + "".join(buttons) + "</div>"
     if kind == "divider":
@@ -185,6 +209,12 @@ def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[
     if kind == "context_actions":
         return "<div>" + "".join(_context_action(e) for e in block.get("elements") or []) + "</div>"
     return ""
+
+
+def _select(element: Mapping[str, Any]) -> str:
+    """A select as it shows before it is opened: its choice, else its placeholder."""
+    shown = (element.get("initial_option") or {}).get("text") or element.get("placeholder") or {}
+    return f'<span class="select">{html.escape(str(shown.get("text", "")))} ▾</span>'
 
 
 def _button(element: Mapping[str, Any], css: str = "") -> str:
@@ -260,6 +290,9 @@ def render_html(
                 if status:
                     parts.append(f"<div class='status'>suggestbot {html.escape(status)}</div>")
                 parts.append("</div>")
+        if scene.prompts:
+            chips = "".join(f"<span class='prompt'>{html.escape(p)}</span>" for p in scene.prompts)
+            parts.append(f"<div class='prompts'>{chips}</div>")
         for note in scene.ephemerals:
             parts.append(f"<div class='eph'>🔒 {mrkdwn_to_html(note, names)}</div>")
         parts.append("</div>")

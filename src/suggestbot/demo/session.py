@@ -62,7 +62,14 @@ class Session:
             time.sleep(0.05)
 
     def record(
-        self, title: str, *, channel: str, thread_of: str | None = None, replies: bool = True
+        self,
+        title: str,
+        *,
+        channel: str,
+        thread_of: str | None = None,
+        replies: bool = True,
+        statuses: dict[str, str] | None = None,
+        prompts: list[str] | None = None,
     ) -> None:
         """Keep what a channel (and one message's thread) looks like now, for the HTML page."""
         emu = self.stage.emu
@@ -74,4 +81,12 @@ class Session:
             if replies
             else {}
         )
-        self.scenes.append(Scene(title=title, messages=messages, replies=threads))
+        self.scenes.append(
+            Scene(
+                title=title,
+                messages=messages,
+                replies=threads,
+                statuses=statuses or {},
+                prompts=prompts or [],
+            )
+        )

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -10,6 +11,7 @@ from zoneinfo import ZoneInfo
 from suggestbot.demo.session import Session, StepFailed
 from suggestbot.demo.stage import ALICE, CAROL
 from suggestbot.flows.digests.wave import run_wave
+from suggestbot.sandbox.faults import RunTiming
 
 DEMO_TZ = "Europe/Berlin"
 
@@ -222,6 +224,118 @@ def failure_and_retry(session: Session) -> None:
     )
 
 
+@contextmanager
+def _slow_runs(session: Session) -> Iterator[None]:
+    """Runs that take a few seconds, so the status line can be seen while they work."""
+    faults = session.stage.sandbox.faults
+    before = faults.run_timing
+    faults.run_timing = RunTiming(queued_s=40.0, running_s=60.0, precompute_s=2.0)
+    try:
+        yield
+    finally:
+        faults.run_timing = before
+
+
+def _status_while_working(session: Session, channel: str, ts: str) -> dict[str, str]:
+    """Wait for the thread's status line and show it; the scene's ``statuses``."""
+    stage = session.stage
+    shown = session.wait(
+        lambda: stage.emu.thread_status(channel, ts),
+        what="the status line",
+    )
+    session.say(f"    (under the thread) suggestbot {shown['status']}")
+    session.say("      loading: " + " / ".join(shown["loading_messages"]))
+    return {ts: str(shown["status"])}
+
+
+def composer_brief(session: Session) -> None:
+    stage = session.stage
+    session.say("  alice opens suggestbot's Messages tab: it offers brief templates")
+    stage.slack.open_messages_tab(ALICE)
+    dm = stage.emu.dm_channel(ALICE)
+    prompts = session.wait(lambda: stage.emu.suggested_prompts(dm), what="suggested prompts")
+    session.say(f"    {prompts['title']}")
+    for prompt in prompts["prompts"]:
+        session.say(f"      [{prompt['title']}] → “{prompt['message']}”")
+    chosen = prompts["prompts"][0]
+    session.say(f"  alice clicks [{chosen['title']}]")
+    before = {m["ts"] for m in stage.emu.messages(dm)}
+    with _slow_runs(session):
+        stage.slack.pick_suggested_prompt(ALICE, chosen["title"])
+        root = session.wait(
+            lambda: next(
+                (m for m in stage.emu.messages(dm) if m["ts"] not in before and m.get("bot_id")),
+                None,
+            ),
+            what="the brief's root in the Messages tab",
+        )
+        statuses = _status_while_working(session, dm, root["ts"])
+        session.record(
+            "The Messages tab: suggested prompts, and a brief at work with its status line",
+            channel=dm,
+            thread_of=root["ts"],
+            statuses=statuses,
+            prompts=[p["title"] for p in prompts["prompts"]],
+        )
+        session.wait(
+            lambda: "are ready" in str(stage.emu.messages(dm, thread_ts=root["ts"])[0]["text"]),
+            what="the variants",
+        )
+    if stage.emu.thread_status(dm, root["ts"]) is not None:
+        raise StepFailed("the status line is still showing after the variants were posted")
+    session.show(stage.emu.transcript(dm, thread_ts=root["ts"]))
+    session.say("  (the root offers segment, use case and variant count as one-click selects)")
+    session.record(
+        "The brief's variants in the Messages tab; the status line is gone",
+        channel=dm,
+        thread_of=root["ts"],
+    )
+
+
+def message_shortcut(session: Session) -> None:
+    stage = session.stage
+    text = "Our autumn sale starts Friday: 20% off all tents and sleeping bags"
+    session.say(f"  carol writes in #marketing: “{text}”")
+    posted = stage.slack.post_user_message(CAROL, stage.channel, text)
+    message = next(m for m in stage.emu.messages(stage.channel) if m["ts"] == posted.ts)
+    session.say("  alice picks “Turn into a brief” from the message's menu")
+    stage.slack.use_message_shortcut(message, "turn_into_brief", user_id=ALICE)
+    view = session.wait(
+        lambda: (v := stage.emu.current_view(ALICE)) and v.get("submit") and v,
+        what="the brief modal, prefilled",
+    )
+    session.show(stage.emu.view_transcript(ALICE))
+    if text not in str(view):
+        raise StepFailed("the brief modal does not hold the message's text")
+    segment = next(iter(stage.demo.primary.segments))
+    use_case = next(iter(stage.demo.primary.use_cases))
+    session.say(f"  alice picks {segment} · {use_case} and submits")
+    with _slow_runs(session):
+        stage.slack.submit_view(ALICE, {"Segment": segment, "Use case": use_case})
+        root = session.wait(
+            lambda: next(
+                (
+                    m
+                    for m in reversed(stage.emu.messages(stage.channel))
+                    if m.get("bot_id") and any(b.get("block_id") == "source" for b in m["blocks"])
+                ),
+                None,
+            ),
+            what="the brief's root, linking back to the message",
+        )
+        _status_while_working(session, stage.channel, root["ts"])
+        session.wait(
+            lambda: "are ready" in str(stage.emu.messages(stage.channel, thread_ts=root["ts"])[0]),
+            what="the variants",
+        )
+    session.show(stage.emu.transcript(stage.channel, thread_ts=root["ts"]))
+    session.record(
+        "Carol's message, turned into a brief (its root links back to it)",
+        channel=stage.channel,
+        thread_of=root["ts"],
+    )
+
+
 STEPS: list[tuple[str, Callable[[Session], Any]]] = [
     ("Alice connects her account", connect),
     ("Alice sends a brief with three variants", brief_three_variants),
@@ -231,4 +345,6 @@ STEPS: list[tuple[str, Callable[[Session], Any]]] = [
     ("Carol shares ready-made inspiration to the channel", share_inspiration),
     ("A daily digest fires", digest_now),
     ("A brief fails, and Alice retries it", failure_and_retry),
+    ("Alice writes a brief in the app's Messages tab, from a suggested prompt", composer_brief),
+    ("Alice turns Carol's message into a brief", message_shortcut),
 ]

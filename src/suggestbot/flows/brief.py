@@ -15,7 +15,7 @@ from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.flows import requests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import REUSED_LABEL
-from suggestbot.store.records import Request
+from suggestbot.store.records import ComposerChoices, Request
 
 log = logging.getLogger(__name__)
 
@@ -71,12 +71,20 @@ def record(
     channel_id: str,
     run_request: SteeredGenerationRequest,
     labels: dict[str, str],
+    request_id: str | None = None,
+    composer: ComposerChoices | None = None,
 ) -> Request:
     """Write a new brief to the store. From then on a crash cannot lose it (recovery posts its
     root and sends it), so listeners call this before they ack and :func:`launch` after.
 
     No Slack call here (it would delay the ack): the language is the one already known, else
-    English until the root is posted."""
+    English until the root is posted.
+
+    Args:
+        request_id: the id to record it under (an interaction carried out again after a
+            crash finds the brief its first attempt recorded, and records nothing more).
+        composer: written in the Messages tab: the choices its root offers again.
+    """
     req = Request(
         team_id=team_id,
         user_id=user_id,
@@ -84,8 +92,14 @@ def record(
         channel_id=channel_id,
         body=requests.wire_body(run_request),
         labels=labels,
+        composer=composer,
     )
-    deps.records.requests.put(req.id, req)
+    if request_id is None:
+        deps.records.requests.put(req.id, req)
+        return req
+    req = req.model_copy(update={"id": request_id})
+    if not deps.records.requests.put_if_absent(request_id, req):
+        return deps.records.requests.get(request_id) or req
     return req
 
 

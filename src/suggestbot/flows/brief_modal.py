@@ -5,10 +5,13 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
+from slack_sdk.errors import SlackApiError
+
 from suggestbot.contentapi import SteeredGenerationRequest
-from suggestbot.flows import brief
+from suggestbot.flows import brief, linking, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.store.records import HeldInput, user_key
 from suggestbot.ui.blocks.modals import (
@@ -16,6 +19,9 @@ from suggestbot.ui.blocks.modals import (
     build_brief_loading_modal,
     build_brief_modal,
 )
+from suggestbot.ui.blocks.notices import build_connect_needed
+
+log = logging.getLogger(__name__)
 
 
 def quick_request(
@@ -66,6 +72,7 @@ def open_brief_modal(
     use_case_id: str | None = None,
     variants: int | None = None,
     response_url: str | None = None,
+    source_link: str | None = None,
 ) -> None:
     """Open the brief modal at once (a trigger lives 3 seconds): from the cached catalogue when
     there is one, else as a "loading" view that is filled in when the catalogue arrives.
@@ -73,6 +80,8 @@ def open_brief_modal(
     Args:
         request_id: the brief this modal edits and resends in place.
         response_url: lets the app reach the user in a channel it is not a member of.
+        source_link: the permalink of the message the brief is made from (shown in the modal
+            and, once sent, on the brief's root).
     """
     lang = deps.lang_of(user_id)
     prefs = deps.records.preferences.get(user_key(team_id, user_id))
@@ -82,6 +91,8 @@ def open_brief_modal(
     if response_url:
         # Valid 30 minutes.
         metadata["response_url"] = response_url
+    if source_link:
+        metadata["source"] = source_link
     long_chars = None
     if len(text) > MODAL_INPUT_MAX:
         # Slack's input cannot hold it: keep the whole brief aside and send it as typed.
@@ -101,6 +112,7 @@ def open_brief_modal(
             initial_variants=variants or (prefs.variants if prefs else 1),
             private_metadata=json.dumps(metadata),
             long_brief_chars=long_chars,
+            source_link=source_link,
         )
 
     catalog = deps.cached_catalog()
@@ -112,3 +124,47 @@ def open_brief_modal(
     )
     view = opened["view"]
     deps.slack.views_update(view_id=view["id"], hash=view.get("hash"), view=build(deps.catalog()))
+
+
+def open_from_message(
+    deps: Deps,
+    *,
+    trigger_id: str,
+    team_id: str,
+    user_id: str,
+    channel_id: str,
+    message_ts: str,
+    text: str,
+    response_url: str | None = None,
+) -> None:
+    """ "Turn into a brief" on a message: the brief modal prefilled with its text, keeping its
+    permalink as context. An unlinked person is asked to connect first, with the text kept."""
+    if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        held = HeldInput(team_id=team_id, user_id=user_id, channel_id=channel_id, text=text)
+        deps.records.held.put(held.id, held)
+        message = build_connect_needed(lang=deps.lang_of(user_id), held_id=held.id)
+        slackio.notify(
+            deps, user_id=user_id, channel_id=channel_id, message=message, response_url=response_url
+        )
+        return
+    open_brief_modal(
+        deps,
+        trigger_id=trigger_id,
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=channel_id,
+        text=text,
+        response_url=response_url,
+        source_link=_permalink(deps, channel_id=channel_id, message_ts=message_ts),
+    )
+
+
+def _permalink(deps: Deps, *, channel_id: str, message_ts: str) -> str | None:
+    """The message's permalink, or None when Slack will not give it (the brief goes without)."""
+    try:
+        answer: Any = deps.slack.chat_getPermalink(channel=channel_id, message_ts=message_ts)
+    except SlackApiError as exc:
+        log.warning("no permalink for a shortcut's message (%s)", slackio.slack_error(exc))
+        return None
+    link = answer.get("permalink")
+    return str(link) if link else None

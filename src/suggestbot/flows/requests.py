@@ -38,10 +38,11 @@ from suggestbot.contentapi import (
     ValidationFailed,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows import linking, slackio
+from suggestbot.flows import linking, live_status, slackio
 from suggestbot.flows.deps import Deps
+from suggestbot.installations.scope import team_scope
 from suggestbot.store import VaultError
-from suggestbot.store.records import Failure, LinkedUser, Request, user_key
+from suggestbot.store.records import ACTIVE_STATES, Failure, LinkedUser, Request, user_key
 from suggestbot.ui import failures
 from suggestbot.ui.blocks.requests import (
     BriefShown,
@@ -67,6 +68,8 @@ _MAYBE_ACCEPTED = frozenset({502, 504})
 ADOPT_WINDOW_S = 15 * 60
 # Set in a quick brief's labels: it was sent with the author's remembered choices.
 REUSED_LABEL = "reused"
+# Set in a brief made from a message (the message shortcut): that message's permalink.
+SOURCE_LABEL = "source_link"
 
 
 # ---------------------------------------------------------------- what is sent
@@ -131,18 +134,37 @@ def root_message(req: Request) -> Message:
         segment=labels.get("segment", "?") if labels else None,
         use_case=labels.get("use_case", "?") if labels else None,
         reused=bool(labels.get(REUSED_LABEL)),
+        source_link=labels.get(SOURCE_LABEL),
+        choices=req.composer,
+        segment_id=str(req.body.get("segment_id") or ""),
+        use_case_id=str(req.body.get("use_case_id") or ""),
     )
     return build_brief_root(lang=req.lang, status=status, request_id=req.id, brief=shown)
 
 
 def refresh_root(deps: Deps, req: Request) -> None:
-    """Show the request's current state in its root message (best effort: Slack may fail)."""
+    """Show the request's current state in its root message and in its thread's status line
+    (best effort: Slack may fail)."""
     if not (req.post_channel_id and req.root_ts):
         return
     try:
         slackio.update(deps, channel=req.post_channel_id, ts=req.root_ts, message=root_message(req))
     except Exception:
         log.exception("could not update the root message of request %s", req.id)
+    live_status.show(deps, req=req, status=status_of(req))
+
+
+def renew_statuses(deps: Deps) -> int:
+    """Set the status line of every request still working again, before Slack lets it lapse;
+    returns how many were renewed."""
+    renewed = 0
+    for req in deps.records.requests.values():
+        if req.state not in ACTIVE_STATES or live_status.thread_of(req) is None:
+            continue
+        with team_scope(req.team_id):
+            live_status.show(deps, req=req, status=status_of(req))
+        renewed += 1
+    return renewed
 
 
 def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -> None:
@@ -182,7 +204,9 @@ def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -
     def set_root(r: Request) -> Request:
         return r.model_copy(update={"post_channel_id": channel, "root_ts": ts})
 
-    deps.records.requests.update(request_id, set_root)
+    posted = deps.records.requests.update(request_id, set_root)
+    if posted is not None:
+        live_status.show(deps, req=posted, status=status_of(posted))
 
 
 def _post_root_in_dm(

@@ -17,7 +17,7 @@ from suggestbot.contentapi import (
     Suggestion,
     Thread,
 )
-from suggestbot.flows import slackio, threads
+from suggestbot.flows import live_status, slackio, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.results import asset_ref, mint_urls
 from suggestbot.store.marks import PostMark
@@ -96,6 +96,7 @@ def post_turn(deps: Deps, req: Request, run: GenerationRun) -> None:
         ts = slackio.post(deps, channel=channel, message=messages[0], thread_ts=req.thread_ts)
     else:
         slackio.update(deps, channel=channel, ts=ts, message=messages[0])
+        live_status.clear(deps, req=req)  # replaced in place: no reply ended the line
     for index, extra in enumerate(messages[1:], start=1):
         if deps.records.posts.put_if_absent(f"{req.id}:turn:{index}", PostMark(ts=None)):
             slackio.post(deps, channel=channel, message=extra, thread_ts=req.thread_ts)

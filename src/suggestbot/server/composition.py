@@ -26,7 +26,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.jobs import digest_wave, inspiration_watch, retention
+from suggestbot.jobs import digest_wave, inspiration_watch, retention, status_renewal
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
@@ -250,6 +250,7 @@ class Runtime:
         # After the requests: a replayed interaction finds the requests it already created.
         replay_unfinished(self.deps)
         digest_wave.schedule(self.scheduler, self.deps)
+        status_renewal.schedule(self.scheduler, self.deps)
         inspiration_watch.schedule(self.scheduler, self.deps)
         return self
 

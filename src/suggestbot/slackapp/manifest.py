@@ -1,4 +1,4 @@
-"""What the app asks of Slack: its command, bot scopes and events, in one place.
+"""What the app asks of Slack: its command, shortcuts, bot scopes and events, in one place.
 
 ``manifest.yml`` (what an operator pastes into Slack) must say exactly this, and the code must
 use exactly this: a test checks both, and the Slack emulator grants the tests these scopes
@@ -20,7 +20,13 @@ BOT_SCOPES: tuple[str, ...] = (
     "channels:history",  # conversations.history/replies (recovery by metadata); message.channels
     "groups:history",  # the same in private channels; message.groups
     "im:history",  # the same in DMs; message.im
+    "assistant:write",  # suggested prompts of the Messages tab (the composer)
 )
+
+# The Messages tab is a composer (``features.agent_view``), and the message shortcuts the app
+# answers (callback id -> the name people see in a message's menu).
+AGENT_VIEW = True
+MESSAGE_SHORTCUTS: dict[str, str] = {"turn_into_brief": "Turn into a brief"}
 
 BOT_EVENTS: tuple[str, ...] = (
     "app_home_opened",
@@ -40,6 +46,8 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "chat.update": ("chat:write",),
     "chat.delete": ("chat:write",),
     "chat.getPermalink": (),
+    "assistant.threads.setStatus": ("chat:write",),
+    "assistant.threads.setSuggestedPrompts": ("assistant:write",),
     "conversations.open": ("im:write",),
     "conversations.info": ("channels:read", "groups:read", "im:read"),
     "conversations.history": ("channels:history", "groups:history", "im:history"),

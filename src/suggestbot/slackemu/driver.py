@@ -26,7 +26,7 @@ from suggestbot.slackemu import blockkit, browser, forms, images, payloads, subm
 from suggestbot.slackemu.driver_surfaces import AgentSurfaces
 from suggestbot.slackemu.emulator import SlackEmulator
 from suggestbot.slackemu.errors import ApiError, DriverError
-from suggestbot.slackemu.finding import find_button
+from suggestbot.slackemu.finding import find_button, find_select_option
 from suggestbot.slackemu.model import BOT_USER_ID, Channel, StoredView, UploadedFile, User
 from suggestbot.slackemu.results import (
     ACK_DEADLINE_S,
@@ -441,6 +441,33 @@ class SlackDriver(AgentSurfaces):
         if message_or_view.get("type") in ("modal", "home") and "id" in message_or_view:
             return self._press_in_view(str(message_or_view["id"]), text, user_id)
         return self._press_in_message(message_or_view, text, user_id)
+
+    def pick_option(
+        self,
+        message: Mapping[str, Any],
+        text: str,
+        *,
+        user_id: str,
+        placeholder: str | None = None,
+    ) -> AppResponse:
+        """Pick the option labelled ``text`` in a static select of a message (the select
+        whose placeholder is ``placeholder``, when several offer it)."""
+
+        def choose(blocks: list[dict[str, Any]]) -> dict[str, Any]:
+            block, element, option = find_select_option(blocks, text=text, placeholder=placeholder)
+            # shape: Slack docs, block_actions payload ("actions" of a static_select)
+            action: dict[str, Any] = {
+                "type": "static_select",
+                "action_id": element["action_id"],
+                "block_id": block["block_id"],
+                "selected_option": option,
+                "action_ts": f"{self._ws.wall_clock():.6f}",
+            }
+            if "placeholder" in element:
+                action["placeholder"] = element["placeholder"]
+            return action
+
+        return self._act_on_message(message, user_id, choose)
 
     def _press_in_message(self, message: Mapping[str, Any], text: str, user_id: str) -> AppResponse:
         return self._act_on_message(

@@ -62,3 +62,31 @@ def find_feedback_buttons(
     if len(found) > 1:
         raise DriverError(f"{len(found)} feedback buttons on that message; name the action_id")
     return found[0]
+
+
+def find_select_option(
+    blocks: list[dict[str, Any]], *, text: str, placeholder: str | None = None
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The static select in an actions block that offers an option labelled ``text`` (the
+    one whose placeholder is ``placeholder`` when given), with its block and that option."""
+    found: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
+    offered: list[str] = []
+    for block in blocks:
+        if block.get("type") != "actions":
+            continue
+        for element in block.get("elements") or []:
+            if not isinstance(element, dict) or element.get("type") != "static_select":
+                continue
+            shown = str((element.get("placeholder") or {}).get("text", ""))
+            if placeholder is not None and shown != placeholder:
+                continue
+            for option in element.get("options") or []:
+                label = str((option.get("text") or {}).get("text", ""))
+                offered.append(label)
+                if label == text:
+                    found.append((block, element, option))
+    if not found:
+        raise DriverError(f"no select offers {text!r}; options here: {offered!r}")
+    if len(found) > 1:
+        raise DriverError(f"{len(found)} selects offer {text!r}; name the placeholder")
+    return found[0]

@@ -79,6 +79,15 @@ class Failure(BaseModel):
     detail: str | None = None
 
 
+class ComposerChoices(BaseModel):
+    """A brief written in the app's Messages tab: the workspace's segments and use cases as
+    ``(id, name)`` pairs when it was sent, so its root can offer them to pick again in one
+    click at every stage (the root is rebuilt from the request alone)."""
+
+    segments: list[tuple[str, str]]
+    use_cases: list[tuple[str, str]]
+
+
 class Request(BaseModel):
     """One brief (or refinement) from a user, from the moment it is typed until its result."""
 
@@ -103,6 +112,8 @@ class Request(BaseModel):
     failure: Failure | None = None
     variants: list[PostedVariant] = Field(default_factory=list)
     skipped: int = 0
+    # Written in the Messages tab: the choices its root offers (None anywhere else).
+    composer: ComposerChoices | None = None
     created_at: float = Field(default_factory=time.time)
 
     @property

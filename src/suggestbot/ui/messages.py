@@ -121,6 +121,33 @@ _EN: dict[str, str] = {
     "their content service account. Nothing is lost.",
     "root.brief_quote": "> {brief}",
     "root.context": "{segment} · {use_case} · {variants} {variants|variant|variants}",
+    # the status line under a thread while a run works (Slack puts the app's name first)
+    "status.sending": "is sending the request…",
+    "status.delayed": "is waiting: the service is busy, it sends again shortly…",
+    "status.queued": "is queued at the service…",
+    "status.requeued": "is retrying (attempt {attempt})…",
+    "status.running": "is writing (attempt {attempt})…",
+    "status.posting": "is posting the results…",
+    "status.loading_brief": "Reading your brief…\nFinding the right tone for the segment…\n"
+    "Drafting the variants…\nChoosing images…",
+    "status.loading_refine": "Reading your instruction…\nReworking the suggestion…\n"
+    "Checking the new version…",
+    # the composer (the app's Messages tab) and the message shortcut
+    "composer.prompts_title": "Start a brief from a template:",
+    "composer.prompt_title": "{use_case} for {segment}",
+    "composer.idea_1": "A short, friendly message announcing our newest offer.",
+    "composer.idea_2": "Invite them to an event next month, with one clear call to action.",
+    "composer.idea_3": "Thank them for being with us and suggest what to try next.",
+    "composer.idea_4": "Three reasons to choose us this season, upbeat and brief.",
+    "composer.variant_option": "{count} {count|variant|variants}",
+    "composer.choices_hint": "Pick another segment, use case or number of variants to send "
+    "this brief again with it; your pick is kept for your next briefs.",
+    "composer.choice_kept": "Sending your brief again to {segment} · {use_case} with "
+    "{variants} {variants|variant|variants}; your next briefs use these too.",
+    "composer.kept": "The content service could not be reached to pick a segment and use "
+    "case. Your brief is kept: press *Resend* to send it.",
+    "composer.not_yours": "Only the author of this brief can send it again with other choices.",
+    "shortcut.from_message": "From <{link}|a message>",
     # variants
     "variant.header": "Variant {n} of {total}",
     "variant.kind.email": "Email",
@@ -631,6 +658,35 @@ _DE: dict[str, str] = {
     "Konto beim Content-Dienst verknüpft. Es geht nichts verloren.",
     "root.brief_quote": "> {brief}",
     "root.context": "{segment} · {use_case} · {variants} {variants|Variante|Varianten}",
+    "status.sending": "sendet die Anfrage…",
+    "status.delayed": "wartet: Der Dienst ist ausgelastet und sendet gleich erneut…",
+    "status.queued": "steht beim Dienst in der Warteschlange…",
+    "status.requeued": "versucht es erneut (Versuch {attempt})…",
+    "status.running": "schreibt (Versuch {attempt})…",
+    "status.posting": "veröffentlicht die Ergebnisse…",
+    "status.loading_brief": "Lese dein Briefing…\nSuche den richtigen Ton für das Segment…\n"
+    "Entwerfe die Varianten…\nWähle Bilder aus…",
+    "status.loading_refine": "Lese deine Anweisung…\nÜberarbeite den Vorschlag…\n"
+    "Prüfe die neue Fassung…",
+    "composer.prompts_title": "Ein Briefing aus einer Vorlage beginnen:",
+    "composer.prompt_title": "{use_case} für {segment}",
+    "composer.idea_1": "Eine kurze, freundliche Nachricht zu unserem neuesten Angebot.",
+    "composer.idea_2": "Lade sie zu einer Veranstaltung im nächsten Monat ein, mit einem klaren "
+    "Aufruf zum Handeln.",
+    "composer.idea_3": "Bedanke dich für ihre Treue und schlage vor, was sie als Nächstes "
+    "ausprobieren können.",
+    "composer.idea_4": "Drei Gründe, uns in dieser Saison zu wählen, kurz und schwungvoll.",
+    "composer.variant_option": "{count} {count|Variante|Varianten}",
+    "composer.choices_hint": "Wähle ein anderes Segment, einen anderen Anwendungsfall oder "
+    "eine andere Anzahl Varianten, um dieses Briefing damit erneut zu senden; deine Wahl gilt "
+    "auch für deine nächsten Briefings.",
+    "composer.choice_kept": "Dein Briefing geht erneut an {segment} · {use_case} mit "
+    "{variants} {variants|Variante|Varianten}; deine nächsten Briefings nutzen das auch.",
+    "composer.kept": "Der Content-Dienst war nicht erreichbar, um Segment und Anwendungsfall "
+    "zu wählen. Dein Briefing ist aufbewahrt: Drücke *Erneut senden*, um es zu senden.",
+    "composer.not_yours": "Nur die Person, die dieses Briefing geschrieben hat, kann es mit "
+    "anderer Auswahl erneut senden.",
+    "shortcut.from_message": "Aus <{link}|einer Nachricht>",
     "variant.header": "Variante {n} von {total}",
     "variant.kind.email": "E-Mail",
     "variant.kind.social_single_image": "Social-Post",

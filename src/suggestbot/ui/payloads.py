@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.digests import QUIET
+from suggestbot.ui.replies import unescape_slack
 
 
 def parse_command(text: str | None) -> tuple[str, str]:
@@ -98,6 +99,38 @@ def action_value(body: dict[str, Any]) -> str:
     """The ``value`` of the button pressed (``""`` when it has none)."""
     actions = body.get("actions") or [{}]
     return str(actions[0].get("value") or "")
+
+
+def picked_option(body: dict[str, Any]) -> tuple[str, str]:
+    """The ``block_id`` of a select picked in a message, and the value picked (``""`` each
+    when missing)."""
+    action = (body.get("actions") or [{}])[0]
+    selected = action.get("selected_option") or {}
+    return str(action.get("block_id") or ""), str(selected.get("value") or "")
+
+
+class ShortcutMessage(NamedTuple):
+    """The message a message shortcut was used on, and who used it where."""
+
+    team_id: str
+    user_id: str
+    channel_id: str
+    message_ts: str
+    text: str
+
+
+def shortcut_message(body: dict[str, Any]) -> ShortcutMessage:
+    """What a ``message_action`` payload says of its message (its text as people read it)."""
+    user = body.get("user") or {}
+    message = body.get("message") or {}
+    text = str(message.get("text") or "")
+    return ShortcutMessage(
+        team_id=str(user.get("team_id") or (body.get("team") or {}).get("id") or ""),
+        user_id=str(user.get("id") or ""),
+        channel_id=str((body.get("channel") or {}).get("id") or ""),
+        message_ts=str(body.get("message_ts") or message.get("ts") or ""),
+        text=unescape_slack(text),
+    )
 
 
 def pressed_action_id(body: dict[str, Any]) -> str:

@@ -103,3 +103,77 @@ def parse_variant_choice(text: str, *, count: int) -> tuple[int | None, str]:
         if 1 <= number <= count:
             return number, match.group(2).strip()
     return None, text.strip()
+
+
+# ---------------------------------------------------------------- the composer (Messages tab)
+
+# A brief may open with its choices, as the suggested prompts write them: "Hikers · Spring
+# launch: a short post about …" sends to segment "Hikers" and use case "Spring launch".
+CHOICE_SEPARATOR = " · "
+CHOICE_END = ":"
+
+
+@dataclass(frozen=True)
+class ComposerMessage:
+    """A person's brief written to the app in its Messages tab."""
+
+    team_id: str
+    user_id: str
+    channel: str  # the person's conversation with the app
+    ts: str
+    text: str
+
+
+def composer_message(
+    event: dict[str, Any], *, bot_user_id: str | None, team_id: str | None = None
+) -> ComposerMessage | None:
+    """The brief in ``event`` if it is a person's new top-level message to the app in its
+    Messages tab (a ``message.im``), else None. Replies in threads there refine, as anywhere
+    (see :func:`thread_reply`); edits, deletions and the app's own posts count for nothing."""
+    if event.get("type") != "message" or event.get("channel_type") != "im":
+        return None
+    if event.get("subtype") is not None or event.get("bot_id") or event.get("bot_profile"):
+        return None
+    user, ts, channel = event.get("user"), event.get("ts"), event.get("channel")
+    if not isinstance(user, str) or not user or user == bot_user_id:
+        return None
+    if not isinstance(ts, str) or not isinstance(channel, str):
+        return None
+    thread_ts = event.get("thread_ts")
+    if thread_ts is not None and thread_ts != ts:
+        return None
+    text = unescape_slack(str(event.get("text") or "")).strip()
+    if not text:
+        return None
+    team = str(event.get("team") or team_id or "")
+    return ComposerMessage(team_id=team, user_id=user, channel=channel, ts=ts, text=text)
+
+
+def choice_header(*, segment: str, use_case: str) -> str:
+    """How a brief names its segment and use case up front (see :func:`split_choice_header`)."""
+    return f"{segment}{CHOICE_SEPARATOR}{use_case}{CHOICE_END} "
+
+
+def split_choice_header(
+    text: str,
+    *,
+    segments: list[tuple[str, str]],
+    use_cases: list[tuple[str, str]],
+) -> tuple[str | None, str | None, str]:
+    """The segment id, use case id and the brief itself from ``"Segment · Use case: brief"``.
+
+    Names are matched without regard to case against the ``(id, name)`` pairs; when the head
+    does not name a known segment and use case, nothing is chosen and the whole text is the
+    brief (a colon in an ordinary sentence changes nothing).
+    """
+    head, colon, rest = text.partition(CHOICE_END)
+    parts = head.split(CHOICE_SEPARATOR.strip())
+    if not colon or len(parts) != 2 or not rest.strip():
+        return None, None, text.strip()
+    by_segment = {name.strip().casefold(): sid for sid, name in segments}
+    by_use_case = {name.strip().casefold(): uid for uid, name in use_cases}
+    segment = by_segment.get(parts[0].strip().casefold())
+    use_case = by_use_case.get(parts[1].strip().casefold())
+    if segment is None or use_case is None:
+        return None, None, text.strip()
+    return segment, use_case, rest.strip()

@@ -29,7 +29,7 @@ from suggestbot.installations.scope import current_team, team_scope
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.store import VaultError
 from suggestbot.ui.payloads import delivery_person, pressed_action_id
-from suggestbot.ui.replies import thread_reply
+from suggestbot.ui.replies import composer_message, thread_reply
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,7 @@ Work = Callable[[Deps, dict[str, Any], str | None], None]
 # A delivery whose work killed the process this many times is given up (and logged).
 MAX_ATTEMPTS = 3
 THREAD_REPLY = "event:message"
+COMPOSER_MESSAGE = "event:message.im"
 
 _WORK: dict[str, Work] = {}
 _ACTION_PATTERNS: list[tuple[re.Pattern[str], str]] = []
@@ -64,14 +65,26 @@ def on_thread_reply(work: Work) -> None:
     _WORK[THREAD_REPLY] = work
 
 
+def on_composer_message(work: Work) -> None:
+    """Replay a brief written in the app's Messages tab with ``work(deps, body, bot_user_id)``."""
+    _WORK[COMPOSER_MESSAGE] = work
+
+
 def kind_of(body: dict[str, Any], *, bot_user_id: str | None) -> str | None:
     """Which registered work ``body`` starts, or None (then nothing is kept for it)."""
     kind = body.get("type")
     if kind == "event_callback":
         event = body.get("event") or {}
-        if event.get("type") != "message" or THREAD_REPLY not in _WORK:
+        if event.get("type") != "message":
             return None
-        reply = thread_reply(event, bot_user_id=bot_user_id, team_id=body.get("team_id"))
+        team_id = body.get("team_id")
+        if COMPOSER_MESSAGE in _WORK and composer_message(
+            event, bot_user_id=bot_user_id, team_id=team_id
+        ):
+            return COMPOSER_MESSAGE
+        if THREAD_REPLY not in _WORK:
+            return None
+        reply = thread_reply(event, bot_user_id=bot_user_id, team_id=team_id)
         return THREAD_REPLY if reply is not None else None
     if kind == "view_submission":
         name = f"view:{(body.get('view') or {}).get('callback_id')}"

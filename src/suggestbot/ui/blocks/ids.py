@@ -11,6 +11,13 @@ INPUT_USE_CASE = "use_case"
 INPUT_BRIEF = "brief_text"
 INPUT_VARIANTS = "variants"
 
+# the composer (the app's Messages tab) and the message shortcut (callback_id)
+SHORTCUT_BRIEF = "turn_into_brief"
+BLOCK_COMPOSER_CHOICES = "composer_choices"
+ACTION_COMPOSER_SEGMENT = "composer.segment"
+ACTION_COMPOSER_USE_CASE = "composer.use_case"
+ACTION_COMPOSER_VARIANTS = "composer.variants"
+
 # buttons (action_id)
 ACTION_CONNECT = "link.connect"
 ACTION_RESEND = "request.resend"

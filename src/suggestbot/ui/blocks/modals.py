@@ -7,6 +7,7 @@ from typing import Any
 
 from slack_sdk.models.blocks import (
     Block,
+    ContextBlock,
     InputBlock,
     Option,
     PlainTextInputElement,
@@ -95,6 +96,7 @@ def build_brief_modal(
     initial_variants: int = 1,
     private_metadata: str = "",
     long_brief_chars: int | None = None,
+    source_link: str | None = None,
 ) -> dict[str, Any]:
     """The brief modal: segment, use case, brief text (prefilled), number of variants.
 
@@ -104,6 +106,7 @@ def build_brief_modal(
         initial_text: prefill (at most what Slack's input holds).
         long_brief_chars: the brief is longer than the input holds and is kept aside; the
             modal then says so instead of offering a text input.
+        source_link: the permalink of the message the brief is made from, shown on top.
     """
     if not segments or not use_cases:
         return _brief_modal_saying(lang=lang, key="brief.no_segments")
@@ -143,6 +146,20 @@ def build_brief_modal(
         close=t("brief.cancel", lang),
         private_metadata=private_metadata,
         blocks=[
+            *(
+                [
+                    ContextBlock(
+                        block_id="source",
+                        elements=[
+                            MarkdownTextObject(
+                                text=t("shortcut.from_message", lang, link=source_link)
+                            )
+                        ],
+                    )
+                ]
+                if source_link
+                else []
+            ),
             InputBlock(
                 block_id=ids.INPUT_SEGMENT, label=t("brief.segment", lang), element=segment_select
             ),

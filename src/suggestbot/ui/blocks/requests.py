@@ -10,11 +10,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
-from suggestbot.store.records import Failure
+from slack_sdk.models.blocks import ContextBlock
+from slack_sdk.models.blocks.basic_components import MarkdownTextObject
+
+from suggestbot.store.records import ComposerChoices, Failure
 from suggestbot.ui import failures
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.composer import build_choice_blocks
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Button, Message, build_root_message
 from suggestbot.ui.blocks.text import escape_mrkdwn
@@ -113,6 +117,9 @@ class BriefShown:
     Attributes:
         segment, use_case: the names it was sent with (None when not known: no context line).
         reused: sent with the author's remembered choices, without the modal.
+        source_link: the permalink of the message it was made from (the message shortcut).
+        choices: written in the Messages tab: the choices to offer again (with
+            ``segment_id`` and ``use_case_id``, the ones it was sent with).
     """
 
     text: str
@@ -120,6 +127,10 @@ class BriefShown:
     segment: str | None = None
     use_case: str | None = None
     reused: bool = False
+    source_link: str | None = None
+    choices: ComposerChoices | None = None
+    segment_id: str = ""
+    use_case_id: str = ""
 
 
 def build_brief_root(
@@ -143,7 +154,7 @@ def build_brief_root(
             variants=brief.variants,
         )
         reused = (sentence, Button("brief.change", ids.ACTION_CHANGE_DEFAULTS, request_id))
-    return build_root_message(
+    root = build_root_message(
         lang=lang,
         status=status_line(lang=lang, status=status),
         brief=brief.text,
@@ -152,6 +163,21 @@ def build_brief_root(
         fine_print=fine_print,
         reused=reused,
     )
+    extra: list[dict[str, Any]] = []
+    if brief.source_link:
+        line = t("shortcut.from_message", lang, link=brief.source_link)
+        source = ContextBlock(block_id="source", elements=[MarkdownTextObject(text=line)])
+        extra.append(source.to_dict())
+    if brief.choices is not None:
+        extra += build_choice_blocks(
+            lang=lang,
+            request_id=request_id,
+            choices=brief.choices,
+            segment_id=brief.segment_id,
+            use_case_id=brief.use_case_id,
+            variants=brief.variants,
+        )
+    return Message(text=root.text, blocks=root.blocks + extra) if extra else root
 
 
 def build_refinement_reply(

@@ -7,6 +7,7 @@ from slack_bolt import App
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners.actions import (
     brief,
+    composer,
     digests,
     home,
     inspiration,
@@ -17,5 +18,5 @@ from suggestbot.slackapp.listeners.actions import (
 
 
 def register(app: App, deps: Deps) -> None:
-    for feature in (linking, brief, refining, lists, home, inspiration, digests):
+    for feature in (linking, brief, composer, refining, lists, home, inspiration, digests):
         feature.register(app, deps)

@@ -132,6 +132,8 @@ def _record_brief(
     earlier = deps.records.requests.get(metadata["request"]) if metadata.get("request") else None
     if earlier is not None and earlier.user_id == user_id:
         return None
+    if metadata.get("source"):  # made from a message ("Turn into a brief")
+        labels = {**labels, requests.SOURCE_LABEL: str(metadata["source"])}
     req = brief.record(
         deps,
         team_id=team_id,
