@@ -190,8 +190,11 @@ def test_a_channel_brief_shows_the_status_line_under_its_root(stage: Stage) -> N
         lambda: "failed" in stage.emu.transcript(stage.channel, thread_ts=None),
         what="the root to say failed",
     )
+    # Nothing was posted in the thread: the app clears the line itself, after the root says so.
+    wait_for(
+        lambda: stage.emu.thread_status(stage.channel, root["ts"]) is None,
+        what="the status line to be cleared",
+    )
     history = stage.emu.status_history(stage.channel, root["ts"])
     assert [h for h in history if h["cause"] == "set"], history
-    # Nothing was posted in the thread: the app cleared the line itself.
     assert history[-1]["cause"] == "cleared"
-    assert stage.emu.thread_status(stage.channel, root["ts"]) is None
