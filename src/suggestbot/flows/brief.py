@@ -12,7 +12,7 @@ import logging
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import SteeredGenerationRequest
-from suggestbot.flows import requests, slackio
+from suggestbot.flows import requests, slackio, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import REUSED_LABEL
 from suggestbot.store.records import Request
@@ -86,6 +86,7 @@ def record(
         labels=labels,
     )
     deps.records.requests.put(req.id, req)
+    usage.count(deps, team_id=team_id, briefs=1)
     return req
 
 

@@ -8,6 +8,7 @@ from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners.actions import (
     brief,
     digests,
+    feedback,
     home,
     inspiration,
     linking,
@@ -17,5 +18,5 @@ from suggestbot.slackapp.listeners.actions import (
 
 
 def register(app: App, deps: Deps) -> None:
-    for feature in (linking, brief, refining, lists, home, inspiration, digests):
+    for feature in (linking, brief, refining, lists, home, inspiration, digests, feedback):
         feature.register(app, deps)
