@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
@@ -20,12 +21,13 @@ from suggestbot.contentapi import (
     SocialSingleImagePayload,
     Suggestion,
 )
-from suggestbot.flows import slackio
+from suggestbot.flows import slackio, step_completion
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.feedback import feedback_value
 from suggestbot.flows.requests import root_message
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
+from suggestbot.ui import steps
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.gallery import build_copy_text, build_gallery, card_title, plain_text
 from suggestbot.ui.blocks.results import (
@@ -138,7 +140,21 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
             if slackio.unavailable(exc):
                 raise
             log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
+    if done.step_execution_id:
+        _complete_step(deps, done, variants)
     deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+
+
+def _complete_step(deps: Deps, req: Request, variants: Sequence[Variant]) -> None:
+    """The Workflow Builder step that sent this brief ends with the result (before the request
+    is marked done: see :mod:`~suggestbot.flows.step_completion`)."""
+    if not variants or not req.root_ts:
+        step_completion.fail(deps, req, message=steps.bad_input(lang=req.lang, key="no_variant"))
+        return
+    channel = req.post_channel_id or req.channel_id
+    answer: Any = deps.slack.chat_getPermalink(channel=channel, message_ts=req.root_ts)
+    first = plain_text(lang=req.lang, variant=variants[0])
+    step_completion.succeed(deps, req, permalink=str(answer["permalink"]), first_variant=first)
 
 
 def _claim(deps: Deps, key: str) -> bool:
@@ -165,13 +181,19 @@ def _already_posted(
             deps,
             channel=channel,
             thread_ts=thread_ts,
-            matches=lambda p: p.get("request_id") == req.id and p.get("variant_no") == part,
+            matches=lambda p: p.get("request_id") == req.id and _is_part(p, part),
         )
         if found:
             log.info("request %s part %d was already posted", req.id, part)
             deps.records.posts.put(key, PostMark(state="posted", ts=found))
             return True, found
     return False, None
+
+
+def _is_part(payload: dict[str, Any], part: int) -> bool:
+    if part == GALLERY:
+        return payload.get("role") == "gallery"
+    return payload.get("variant_no") == part
 
 
 def _post_message_once(
@@ -188,8 +210,9 @@ def _post_message_once(
     if done:
         return ts
     deps.crash_point("before_post_variant")
-    role = "gallery" if part == GALLERY else "variant"
-    metadata = {"request_id": req.id, "variant_no": part, "role": role}
+    metadata: dict[str, Any] = {"request_id": req.id, "role": "gallery"}
+    if part != GALLERY:
+        metadata = {"request_id": req.id, "variant_no": part, "role": "variant"}
     first_ts = slackio.post(
         deps, channel=channel, message=message, thread_ts=thread_ts, metadata=metadata
     )

@@ -105,6 +105,11 @@ class Request(BaseModel):
     variants: list[PostedVariant] = Field(default_factory=list)
     skipped: int = 0
     created_at: float = Field(default_factory=time.time)
+    # Sent by a Workflow Builder step: the step's execution and its token, sealed. Slack sends
+    # the step once and its token lives until the step completes, so the step is completed
+    # from the request's end in whichever process reaches it (flows.step_completion).
+    step_execution_id: str | None = None
+    step_token_enc: str | None = Field(default=None, repr=False)
 
     @property
     def steering_text(self) -> str:

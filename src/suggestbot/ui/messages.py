@@ -151,6 +151,18 @@ _EN: dict[str, str] = {
     "gallery.fallback": "{count} variants are ready; each is in full in this thread.",
     "gallery.copy_intro": "*{title}* as plain text, ready to copy:",
     "gallery.copy_gone": "This variant is no longer known to me.",
+    # the Workflow Builder step "Generate content suggestions"
+    "step.failed": "The content suggestions could not be made: {reason}",
+    "step.not_connected": "The person this step runs for (<@{user}>) has not connected a "
+    "content service account yet: they can type /suggest connect in Slack, then run the "
+    "workflow again.",
+    "step.no_brief": "The brief is empty: give the step a brief to send.",
+    "step.bad_brief": "The brief cannot be sent as it is: {reason}",
+    "step.unknown_segment": "There is no segment called “{given}”. Known segments: {known}.",
+    "step.unknown_use_case": "There is no use case called “{given}”. Known use cases: {known}.",
+    "step.bad_variant_count": "The number of variants must be from 1 to {most}; the step got "
+    "{given}.",
+    "step.no_variant": "The run finished without a variant this app can show.",
     # failures
     "fail.generation_failed": "the service failed while generating.",
     "fail.generation_timeout": "the service ran out of time. A shorter brief or fewer variants "
@@ -688,6 +700,19 @@ _DE: dict[str, str] = {
     "gallery.fallback": "{count} Varianten sind fertig; jede steht vollständig in diesem Thread.",
     "gallery.copy_intro": "*{title}* als reiner Text, zum Kopieren:",
     "gallery.copy_gone": "Diese Variante kenne ich nicht mehr.",
+    # der Workflow-Builder-Schritt „Inhaltsvorschläge erzeugen“
+    "step.failed": "Die Inhaltsvorschläge konnten nicht erstellt werden: {reason}",
+    "step.not_connected": "Die Person, für die dieser Schritt läuft (<@{user}>), hat noch kein "
+    "Konto beim Content-Dienst verknüpft: Sie kann in Slack /suggest connect eingeben und den "
+    "Workflow dann erneut ausführen.",
+    "step.no_brief": "Das Briefing ist leer: Gib dem Schritt ein Briefing zum Senden.",
+    "step.bad_brief": "Das Briefing kann so nicht gesendet werden: {reason}",
+    "step.unknown_segment": "Es gibt kein Segment namens „{given}“. Bekannte Segmente: {known}.",
+    "step.unknown_use_case": "Es gibt keinen Anwendungsfall namens „{given}“. Bekannte "
+    "Anwendungsfälle: {known}.",
+    "step.bad_variant_count": "Die Zahl der Varianten muss zwischen 1 und {most} liegen; der "
+    "Schritt bekam {given}.",
+    "step.no_variant": "Der Lauf endete ohne eine Variante, die diese App zeigen kann.",
     "fail.generation_failed": "beim Generieren ist im Dienst ein Fehler aufgetreten.",
     "fail.generation_timeout": "dem Dienst ist die Zeit ausgegangen. Ein kürzeres Briefing oder "
     "weniger Varianten können helfen.",

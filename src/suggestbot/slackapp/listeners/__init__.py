@@ -1,5 +1,6 @@
 """Bolt listeners: ``<kind>/<feature>.py`` — kind is what Slack sends (``commands``,
-``events``, ``actions`` for buttons, ``views`` for modal submissions, ``middleware``), feature
+``events``, ``actions`` for buttons, ``views`` for modal submissions, ``functions`` for
+Workflow Builder steps, ``middleware``), feature
 is what it is about (``brief``, ``refining``, ``linking``, ``digests``…). Each ``__init__``
 only registers. ``/suggest``'s subcommands are mapped in ``commands/suggest.py``.
 
@@ -15,7 +16,14 @@ from slack_bolt import App
 
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.service import ContentClients
-from suggestbot.slackapp.listeners import actions, commands, events, middleware, views
+from suggestbot.slackapp.listeners import (
+    actions,
+    commands,
+    events,
+    functions,
+    middleware,
+    views,
+)
 from suggestbot.slackapp.listeners.actions import workspace as workspace_actions
 from suggestbot.slackapp.listeners.events import revocation, uninstall
 from suggestbot.slackapp.listeners.middleware import workspace as workspace_scope
@@ -29,6 +37,7 @@ def register_all(app: App, deps: Deps) -> None:
     views.register(app, deps)
     actions.register(app, deps)
     events.register(app, deps)
+    functions.register(app, deps)
 
 
 def register_one_workspace(app: App, deps: Deps) -> None:
