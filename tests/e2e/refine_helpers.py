@@ -56,8 +56,7 @@ def brief_thread(stage: Stage, user: str, text: str, *, variants: int = 1) -> st
         lambda: (
             "are ready" in _root_text(stage, ts)
             # the root, the gallery of several variants, then each variant
-            and len(stage.emu.messages(stage.channel, thread_ts=ts))
-            > variants + (variants > 1)
+            and len(stage.emu.messages(stage.channel, thread_ts=ts)) > variants + (variants > 1)
         ),
         what="the variants",
     )
