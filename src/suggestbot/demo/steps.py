@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from suggestbot.demo.session import Session, StepFailed
 from suggestbot.demo.stage import ALICE, CAROL
+from suggestbot.demo.steps_results import feedback_and_usage, gallery_copy_text, workflow_step
 from suggestbot.flows.digests.wave import run_wave
 
 DEMO_TZ = "Europe/Berlin"
@@ -42,8 +43,8 @@ def brief_three_variants(session: Session) -> None:
     )
     root = stage.emu.messages(stage.channel)[-1]
     replies = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1:]
-    if len(replies) != 3:
-        raise StepFailed(f"expected 3 variants in the thread, saw {len(replies)}")
+    if len(replies) != 4:  # the gallery of all three, then each in full
+        raise StepFailed(f"expected a gallery and 3 variants in the thread, saw {len(replies)}")
     session.show(stage.emu.transcript(stage.channel, thread_ts=root["ts"]))
     session.record(
         "Alice's brief: three variants in a thread", channel=stage.channel, thread_of=root["ts"]
@@ -225,10 +226,13 @@ def failure_and_retry(session: Session) -> None:
 STEPS: list[tuple[str, Callable[[Session], Any]]] = [
     ("Alice connects her account", connect),
     ("Alice sends a brief with three variants", brief_three_variants),
+    ("Alice copies variant 2's text from the gallery", gallery_copy_text),
+    ("Alice and Carol rate variants; the Home tab shows the usage", feedback_and_usage),
     ("Alice refines variant 2 by replying in the thread", refine_by_reply),
     ("Alice asks for a new image", regenerate_image),
     ("Alice renames the thread", rename_thread),
     ("Carol shares ready-made inspiration to the channel", share_inspiration),
     ("A daily digest fires", digest_now),
     ("A brief fails, and Alice retries it", failure_and_retry),
+    ("A workflow runs the step “Generate content suggestions”", workflow_step),
 ]
