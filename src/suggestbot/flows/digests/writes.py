@@ -14,12 +14,15 @@ marks, which the next wave settles by searching the channel's history
    round ends before its channels' next posts, about a second after its first);
 2. delivery marks, so the next wave needs no history search;
 3. the digests' own fields (last posted date, version, health); a mark without them is completed
-   by the next wave;
-4. the workspaces' usage counts (digests sent), one write per workspace and round.
+   by the next wave.
+
+The digests marked posted are then added to the wave's :class:`SentCounts`, which the wave
+writes to the workspaces' usage once, when it ends (not one more commit per round).
 """
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
 
@@ -32,11 +35,30 @@ from suggestbot.store.records import Digest
 DigestChange = Callable[[Digest], Digest]
 
 
+class SentCounts:
+    """Digests posted in one wave per workspace, from every lane; written to the usage once."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sent: Counter[str] = Counter()
+
+    def add(self, sent: Counter[str]) -> None:
+        with self._lock:
+            self._sent.update(sent)
+
+    def write(self, deps: Deps) -> None:
+        with self._lock:
+            sent, self._sent = self._sent, Counter()
+        for team_id, count in sent.items():
+            usage.count(deps, team_id=team_id, digests=count)
+
+
 class PendingWrites:
     """One round's after-post records of one worker; not shared between threads."""
 
-    def __init__(self, deps: Deps) -> None:
+    def __init__(self, deps: Deps, *, counts: SentCounts | None = None) -> None:
         self._deps = deps
+        self._counts = counts
         self._roots: list[SharedRoot] = []
         self._marks: dict[str, DigestDelivery] = {}
         self._changes: dict[str, DigestChange] = {}
@@ -66,8 +88,8 @@ class PendingWrites:
             self._deps.records.digest_deliveries.put_many(marks)
         if changes:
             self._deps.records.digests.update_many(changes)
-        for team_id, count in sent.items():
-            usage.count(self._deps, team_id=team_id, digests=count)
+        if self._counts is not None and sent:
+            self._counts.add(sent)
 
 
 def _then(first: DigestChange, second: DigestChange) -> DigestChange:
