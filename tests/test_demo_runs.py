@@ -17,7 +17,7 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert "10 of 10 steps worked." in done.stdout
+    assert "13 of 13 steps worked." in done.stdout
     for step in (
         "connects",
         "three variants",
@@ -29,9 +29,15 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
         "retries",
         "Messages tab",
         "into a brief",
+        "copies",
+        "rate variants",
+        "workflow",
     ):
         assert step in done.stdout
     html = page.read_text(encoding="utf-8")
     assert html.count("data:image/png;base64,") >= 3  # previews embedded, not linked
     assert "sig=" not in html and "127.0.0.1" not in html  # no signed URL kept in the file
     assert "Turn 3" in html and "Tent launch" in html
+    assert 'class="carousel"' in html and "Copy text" in html  # the gallery
+    assert "Good suggestion" in html and "Usage in this workspace" in html  # feedback, panel
+    assert "Workflow step completed" in html

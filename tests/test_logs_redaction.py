@@ -277,6 +277,7 @@ def test_ordinary_text_is_left_alone(capture: Capture, text: str) -> None:
         ("Authorization: Bearer sbx_ut_Zz9-_", "Authorization: Bearer [redacted]"),
         ("Authorization: Basic Y2xpZW50OnNlY3JldA==", "Authorization: Basic [redacted]"),
         ("socket mode with xapp-1-A0B-123-abcdef", "socket mode with [redacted]"),
+        ("step with xwfp-T1-Fx1-abcdef123", "step with [redacted]"),
         ("/oauth?code=abc&token=zzz-yyy", "/oauth?code=abc&token=[redacted]"),
         ("SUGGESTBOT_SECRET_KEYS=newkey,oldkey", "SUGGESTBOT_SECRET_KEYS=[redacted]"),
         (

@@ -117,3 +117,31 @@ def test_the_status_line_and_the_prompts_have_their_scopes() -> None:
     assert {"assistant.threads.setStatus", "assistant.threads.setSuggestedPrompts"} <= called
     assert "assistant:write" in manifest.BOT_SCOPES
     assert manifest.METHOD_SCOPES["assistant.threads.setStatus"] == ("chat:write",)
+
+
+def _functions_in_code() -> set[str]:
+    pattern = re.compile(r"app\.function\(\s*([A-Za-z_.]+)")
+    found = set()
+    for path in _python_files():
+        for name in pattern.findall(path.read_text(encoding="utf-8")):
+            found.add(name)
+    return found
+
+
+def test_the_workflow_step_is_declared_with_its_inputs_and_outputs() -> None:
+    from suggestbot.flows import workflow_step
+
+    doc = _manifest()
+    assert _functions_in_code() == {"workflow_step.CALLBACK_ID"}
+    assert set(doc["functions"]) == set(manifest.FUNCTIONS) == {workflow_step.CALLBACK_ID}
+    for callback_id, spec in manifest.FUNCTIONS.items():
+        declared = doc["functions"][callback_id]
+        assert declared["title"] == "Generate content suggestions"
+        for side, key in (("inputs", "input_parameters"), ("outputs", "output_parameters")):
+            required, optional = spec[side]
+            assert set(declared[key]["properties"]) == {*required, *optional}
+            assert declared[key]["required"] == list(required)
+    # Slack delivers function_executed for declared functions; it cannot be subscribed.
+    assert "function_executed" not in doc["settings"]["event_subscriptions"]["bot_events"]
+    assert doc["settings"]["function_runtime"] == "remote"
+    assert doc["settings"]["org_deploy_enabled"] is True

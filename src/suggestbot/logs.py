@@ -69,6 +69,7 @@ _PATTERNS = re.compile(
             # Slack tokens and the sandbox's tokens and secrets.
             r"xox[abposre]-[A-Za-z0-9-]+",
             r"xapp-[A-Za-z0-9-]+",
+            r"xwfp-[A-Za-z0-9-]+",  # a workflow step's token (function_executed)
             r"sbx_(?:at|ut|cs)_[A-Za-z0-9_-]+",
         ]
     )

@@ -55,7 +55,8 @@ def brief_thread(stage: Stage, user: str, text: str, *, variants: int = 1) -> st
     wait_for(
         lambda: (
             "are ready" in _root_text(stage, ts)
-            and len(stage.emu.messages(stage.channel, thread_ts=ts)) > variants
+            # the root, the gallery of several variants, then each variant
+            and len(stage.emu.messages(stage.channel, thread_ts=ts)) > variants + (variants > 1)
         ),
         what="the variants",
     )

@@ -18,7 +18,7 @@ import pytest
 from inspiration_helpers import images, posts_with_role, text_of, wait_ephemeral
 
 from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
-from suggestbot.flows import digests, threads
+from suggestbot.flows import digests, threads, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests.content import GroupContent
 from suggestbot.flows.digests.report import WaveReport
@@ -367,9 +367,12 @@ def test_a_wave_commits_per_round_not_per_digest(
 
     assert report.posted == 32
     # Written one by one this was 5 commits (fsyncs) per digest: claim, mark, digest,
-    # shared post, binding. Now each is one commit per lane and round.
-    assert len(commits) <= 5 * WAVE_WORKERS * 2 + 2, Counter(commits)
+    # shared post, binding. Now each is one commit per lane and round, and the workspace's
+    # usage (digests sent) one commit per wave.
+    assert len(commits) <= 5 * WAVE_WORKERS * 2 + 2 + 1, Counter(commits)
+    assert Counter(commits)["usage_days"] == 1
     assert_every_digest_thread_is_bound(stage, channels)
+    assert usage.panel(deps, team_id=stage.emu.team_id).digests_7 == 32
 
 
 def test_rate_limits_are_respected_and_nothing_is_lost(stage: Stage) -> None:

@@ -43,7 +43,11 @@ def thread_of(stage: Stage) -> list[dict[str, Any]]:
 
 
 def variant_numbers(stage: Stage) -> list[str]:
-    return [m["blocks"][0]["text"]["text"].split(" · ")[0] for m in thread_of(stage)[1:]]
+    """The thread's variants in order, after the gallery that shows several side by side
+    (which must be there once)."""
+    gallery, *variants = thread_of(stage)[1:]
+    assert gallery["blocks"][0]["type"] == "carousel"
+    return [m["blocks"][0]["text"]["text"].split(" · ")[0] for m in variants]
 
 
 @pytest.mark.parametrize(

@@ -156,7 +156,7 @@ def test_refine_button_opens_the_modal_and_refines_that_variant(stage: Stage) ->
     connect(stage, ALICE)
     ts = brief_thread(stage, ALICE, "Email for the trail runners' club", variants=2)
     variant_ids = _variant_ids(stage, ts)
-    second = thread_messages(stage, ts)[2]
+    second = thread_messages(stage, ts)[3]  # after the root and the gallery
     stage.slack.press_button(second, "Refine…", user_id=ALICE)
     wait_for(lambda: stage.emu.current_view(ALICE) is not None, what="the Refine modal")
     view_text = stage.emu.view_transcript(ALICE)

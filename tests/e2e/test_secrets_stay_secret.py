@@ -43,7 +43,7 @@ def test_a_whole_brief_leaves_no_secret_in_logs_or_database(
     stage.brief(ALICE, "Instagram post for the autumn trail days", variants=2)
     wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="the result")
     root = stage.emu.messages(stage.channel)[0]
-    variant = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    variant = stage.emu.messages(stage.channel, thread_ts=root["ts"])[2]  # after the gallery
     signed_url = next(b["image_url"] for b in variant["blocks"] if b["type"] == "image")
     stage.slack.press_button(variant, "Refresh preview", user_id=ALICE)
     wait_for(lambda: stage.sandbox.counters.get("POST /v1/assets/urls") == 2, what="re-mint")

@@ -23,6 +23,7 @@ from suggestbot.ui.blocks.lists import (
     build_thread_list,
 )
 from suggestbot.ui.blocks.results import Button, Message, Variant
+from suggestbot.ui.blocks.text import unescape_markdown
 from suggestbot.ui.blocks.thread_modals import (
     build_draft_modal,
     build_history_modal,
@@ -154,9 +155,8 @@ def test_turn_shows_number_instruction_and_plain_body() -> None:
     assert blocks[0]["text"]["text"] == "Turn 3 · Email"
     assert "<@U1> asked:" in blocks[1]["text"]["text"]
     assert "> add *stars* &amp; more" in blocks[1]["text"]["text"]
-    assert {"type": "plain_text", "text": "Body *x*", "emoji": False} in [
-        b.get("text") for b in blocks
-    ]
+    # the body as typed: a markdown block with what markdown would read escaped
+    assert {"type": "markdown", "text": "Body \\*x\\*"} in blocks
     assert [b["text"]["text"] for b in _buttons(message)] == ["Refine…"]
     assert message.text.startswith("Turn 3 · Email: Hi <there>")
     _valid_message(message)
@@ -180,7 +180,7 @@ def test_long_turn_is_split_with_buttons_last() -> None:
         _valid_message(message)
     assert _buttons(messages[-1]) and not any(_buttons(m) for m in messages[:-1])
     text = "".join(
-        b["text"]["text"] for m in messages for b in m.blocks if b["block_id"].startswith("body-")
+        unescape_markdown(b["text"]) for m in messages for b in m.blocks if b["type"] == "markdown"
     )
     assert text.replace("\n", "").replace(" ", "") == body.replace("\n", "").replace(" ", "")
 

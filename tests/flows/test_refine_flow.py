@@ -19,7 +19,7 @@ from flows_helpers import (
     world,
 )
 
-from suggestbot.flows import brief, refine, refine_again
+from suggestbot.flows import brief, feedback, refine, refine_again, usage
 from suggestbot.jobs import run_watcher
 from suggestbot.store.records import Request
 from suggestbot.ui.blocks import ids
@@ -87,6 +87,18 @@ def test_a_succeeded_refinement_becomes_the_next_turn_in_place(w: World) -> None
     assert turn.text == "Turn 2 · Email: Warmer subject"
     assert turn.updates >= 1  # the status reply became the turn, not a new message
     assert ("Refine…", ids.ACTION_REFINE_OPEN) in buttons(turn.blocks)
+    # the turn can be rated like a variant: feedback on the refinement request's result
+    [rated] = [b for b in turn.blocks if b["type"] == "context_actions"]
+    value = rated["elements"][0]["positive_button"]["value"]
+    assert value == f"up:{_refinement(w).id}:1"
+    usage_before = usage.panel(w.deps, team_id=TEAM)
+    assert usage_before.refinements_7 == 1
+    vote = feedback.vote(
+        w.deps, team_id=TEAM, user_id=ALICE, value=value.removeprefix("up:"), positive=True
+    )
+    assert vote is not None
+    [line] = usage.panel(w.deps, team_id=TEAM).rates  # counted for the thread's segment
+    assert (line.segment, line.up_7, line.votes_7) == ("Hikers", 1, 1)
     assert "turn 2" in str(root.blocks)  # the root shows the thread's newest turn
     _reply(w, root, "now shorter")
     assert w.service.created[-1]["parent_suggestion_id"] == "s1-r"  # threads do not branch

@@ -85,7 +85,11 @@ def test_a_succeeded_run_posts_its_variants_in_order_and_the_root_says_ready(w: 
     w.service.succeed(run_id, [email("s2", 2, "Second"), email("s1", 1, "First")])
     run_watcher.poll(w.deps, req.id)
     [root] = w.slack.roots()
-    posted = w.slack.thread(root)
+    gallery, *posted = w.slack.thread(root)
+    # side by side first, each card with Refine… and Copy text; the text holds both in full
+    assert gallery.blocks[0]["type"] == "carousel"
+    assert gallery.text.startswith("2 variants are ready")
+    assert "First" in gallery.text and "Second" in gallery.text
     assert [p.text for p in posted] == [
         "Variant 1 of 2 · Email: First",
         "Variant 2 of 2 · Email: Second",

@@ -435,6 +435,11 @@ def result_problems(
         problems.append(f"root says {root.get('text')!r}")
     request_id = metadata_of(root).get("request_id")
     thread = stage.emu.messages(channel or stage.channel, thread_ts=root["ts"])[1:]
+    # Several variants are shown side by side first (the gallery), then each in full.
+    galleries = [m for m in thread if metadata_of(m).get("role") == "gallery"]
+    if len(galleries) != (1 if variants > 1 else 0):
+        problems.append(f"thread holds {len(galleries)} galleries for {variants} variants")
+    thread = [m for m in thread if metadata_of(m).get("role") != "gallery"]
     numbers = sorted(metadata_of(m).get("variant_no") or 0 for m in thread)
     owners = {metadata_of(m).get("request_id") for m in thread}
     if numbers != list(range(1, variants + 1)) or owners - {request_id}:

@@ -143,3 +143,28 @@ def test_a_digest_added_again_by_the_same_submission_is_the_same_digest() -> Non
     current.enter(None)
     assert again == first != other
     assert sorted(d.id for d in deps.records.digests.values()) == sorted({first, other})
+
+
+def test_a_workflow_step_event_is_kept_sealed_and_carried_out_after_a_crash() -> None:
+    seen: list[dict[str, Any]] = []
+    interactions.on_event("test_step_executed", lambda deps, body: seen.append(body))
+    deps = deps_with(TokenVault([generate_key()]))
+    body = {
+        "type": "event_callback",
+        "team_id": "T1",
+        "event_id": "Ev1",
+        "event": {
+            "type": "test_step_executed",
+            "function_execution_id": "Fx1",
+            "bot_access_token": "xwfp-step-token-secret",
+            "inputs": {"brief": "Spring"},
+        },
+    }
+    assert interactions.kind_of(body, bot_user_id="UBOT") == "event:test_step_executed"
+    other = {**body, "event": {"type": "reaction_added"}}
+    assert interactions.kind_of(other, bot_user_id="UBOT") is None
+    sealed = interactions.seal(deps, body, bot_user_id="UBOT")
+    assert sealed is not None and "xwfp-step-token-secret" not in sealed
+    assert deps.deliveries is not None and deps.deliveries.first_time("event:Ev1", pending=sealed)
+    assert interactions.replay_unfinished(deps) == 1
+    assert seen == [body]

@@ -8,7 +8,14 @@ from suggestbot.ui.blocks.results import (
     build_root_message,
     build_variant_messages,
 )
-from suggestbot.ui.blocks.text import escape_mrkdwn, split_text
+from suggestbot.ui.blocks.text import (
+    MESSAGE_TEXT_BUDGET,
+    block_text_length,
+    escape_markdown,
+    escape_mrkdwn,
+    split_text,
+    unescape_markdown,
+)
 
 
 def _email(body: str, **kw: object) -> Variant:
@@ -30,12 +37,10 @@ def test_email_variant_shows_title_subject_and_plain_body() -> None:
     assert blocks[0]["type"] == "header"
     assert blocks[0]["text"]["text"] == "Variant 1 of 2 · Email"
     assert "Spring &lt;sale&gt; &amp; more" in blocks[1]["text"]["text"]
-    # the service's plain text stays plain: no mrkdwn interpretation of *friends*
-    assert blocks[2]["text"] == {
-        "type": "plain_text",
-        "text": "Hello *friends*\nSee you",
-        "emoji": False,
-    }
+    # the service's plain text stays plain: a markdown block, with *friends* escaped so that
+    # it shows as typed (and no block_id: Slack keeps none on a markdown block)
+    assert blocks[2] == {"type": "markdown", "text": "Hello \\*friends\\*\nSee you"}
+    assert unescape_markdown(blocks[2]["text"]) == "Hello *friends*\nSee you"
     assert message.text.startswith("Variant 1 of 2 · Email: Spring")
 
 
@@ -77,14 +82,10 @@ def test_long_body_splits_into_sections_and_messages_within_limits() -> None:
     assert len(messages) >= 2
     for message in messages:
         assert len(message.blocks) <= 50
-        for block in message.blocks:
-            if block["type"] == "section":
-                assert len(block["text"]["text"]) <= 3000
+        assert block_text_length(message.blocks) <= MESSAGE_TEXT_BUDGET
+        assert sum(len(b["text"]) for b in message.blocks if b["type"] == "markdown") <= 12_000
     shown = "".join(
-        b["text"]["text"]
-        for m in messages
-        for b in m.blocks
-        if b.get("block_id", "").startswith("body")
+        unescape_markdown(b["text"]) for m in messages for b in m.blocks if b["type"] == "markdown"
     )
     assert shown.replace("\n", "").replace(" ", "") == body.replace("\n", "").replace(" ", "")
 
@@ -111,3 +112,32 @@ def test_root_message_quotes_brief_escaped_and_shows_buttons() -> None:
     quote = message.blocks[1]["text"]["text"]
     assert quote == "> Launch &lt;!channel&gt; now\n> second line"
     assert message.blocks[-1]["elements"][0]["text"]["text"] == "Retry"
+
+
+def test_markdown_escapes_what_markdown_would_read_and_nothing_is_lost() -> None:
+    typed = "# Sale\n- tents\n1. first\n*bold* _it_ `code` [a](b) <b> | ~x~ \\ 3.5 - ok"
+    escaped = escape_markdown(typed)
+    assert escaped.startswith("\\# Sale\n\\- tents\n1\\. first\n\\*bold\\*")
+    assert "3.5 - ok" in escaped  # nothing escaped that markdown leaves alone
+    assert unescape_markdown(escaped) == typed
+
+
+def test_variant_and_turn_end_with_feedback_buttons_carrying_what_was_rated() -> None:
+    [message] = build_variant_messages(lang="de", variant=_email("Hallo", feedback="req1:2"))
+    last = message.blocks[-1]
+    assert last["type"] == "context_actions"
+    buttons = last["elements"][0]
+    assert buttons["type"] == "feedback_buttons"
+    assert buttons["positive_button"]["value"] == "up:req1:2"
+    assert buttons["negative_button"]["value"] == "down:req1:2"
+    assert buttons["positive_button"]["text"]["text"] == "Guter Vorschlag"
+    [plain] = build_variant_messages(lang="en", variant=_email("Hello"))
+    assert not any(b["type"] == "context_actions" for b in plain.blocks)
+
+
+def test_a_long_variant_keeps_its_feedback_on_its_last_message() -> None:
+    body = "\n\n".join("word " * 500 for _ in range(10))
+    messages = build_variant_messages(lang="en", variant=_email(body, feedback="r:1"))
+    assert len(messages) >= 2
+    assert messages[-1].blocks[-1]["type"] == "context_actions"
+    assert not any(b["type"] == "context_actions" for m in messages[:-1] for b in m.blocks)

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from suggestbot.demo.session import Session, StepFailed
 from suggestbot.demo.stage import ALICE, CAROL
+from suggestbot.demo.steps_results import feedback_and_usage, gallery_copy_text, workflow_step
 from suggestbot.flows.digests.wave import run_wave
 from suggestbot.sandbox.faults import RunTiming
 
@@ -44,8 +45,8 @@ def brief_three_variants(session: Session) -> None:
     )
     root = stage.emu.messages(stage.channel)[-1]
     replies = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1:]
-    if len(replies) != 3:
-        raise StepFailed(f"expected 3 variants in the thread, saw {len(replies)}")
+    if len(replies) != 4:  # the gallery of all three, then each in full
+        raise StepFailed(f"expected a gallery and 3 variants in the thread, saw {len(replies)}")
     session.show(stage.emu.transcript(stage.channel, thread_ts=root["ts"]))
     session.record(
         "Alice's brief: three variants in a thread", channel=stage.channel, thread_of=root["ts"]
@@ -339,6 +340,8 @@ def message_shortcut(session: Session) -> None:
 STEPS: list[tuple[str, Callable[[Session], Any]]] = [
     ("Alice connects her account", connect),
     ("Alice sends a brief with three variants", brief_three_variants),
+    ("Alice copies variant 2's text from the gallery", gallery_copy_text),
+    ("Alice and Carol rate variants; the Home tab shows the usage", feedback_and_usage),
     ("Alice refines variant 2 by replying in the thread", refine_by_reply),
     ("Alice asks for a new image", regenerate_image),
     ("Alice renames the thread", rename_thread),
@@ -347,4 +350,5 @@ STEPS: list[tuple[str, Callable[[Session], Any]]] = [
     ("A brief fails, and Alice retries it", failure_and_retry),
     ("Alice writes a brief in the app's Messages tab, from a suggested prompt", composer_brief),
     ("Alice turns Carol's message into a brief", message_shortcut),
+    ("A workflow runs the step “Generate content suggestions”", workflow_step),
 ]

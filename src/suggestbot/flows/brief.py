@@ -12,7 +12,7 @@ import logging
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import SteeredGenerationRequest
-from suggestbot.flows import requests, slackio
+from suggestbot.flows import requests, slackio, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import REUSED_LABEL
 from suggestbot.store.records import ComposerChoices, Request
@@ -96,10 +96,12 @@ def record(
     )
     if request_id is None:
         deps.records.requests.put(req.id, req)
-        return req
-    req = req.model_copy(update={"id": request_id})
-    if not deps.records.requests.put_if_absent(request_id, req):
-        return deps.records.requests.get(request_id) or req
+    else:
+        req = req.model_copy(update={"id": request_id})
+        if not deps.records.requests.put_if_absent(request_id, req):
+            return deps.records.requests.get(request_id) or req
+    # Counted once per new record: a replayed delivery finds its record and returns above.
+    usage.count(deps, team_id=team_id, briefs=1)
     return req
 
 

@@ -13,12 +13,13 @@ shows changes: linking, unlinking, a run's outcome, a digest's change.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, RunStatus
-from suggestbot.flows import linking, yours
+from suggestbot.flows import linking, usage, yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.lists import (
     THREADS,
@@ -148,7 +149,9 @@ def home_data(deps: Deps, *, team_id: str, user_id: str, lang: str) -> HomeData:
 def publish(deps: Deps, *, team_id: str, user_id: str) -> None:
     """Build and publish the user's Home."""
     lang = deps.lang_of(user_id)
-    view = build_home(lang=lang, data=home_data(deps, team_id=team_id, user_id=user_id, lang=lang))
+    data = home_data(deps, team_id=team_id, user_id=user_id, lang=lang)
+    data = replace(data, usage=usage.panel(deps, team_id=team_id))
+    view = build_home(lang=lang, data=data)
     if deps.home_extras is not None:
         extras = deps.home_extras(team_id, user_id, lang)
         view["blocks"] = (view["blocks"] + extras)[:HOME_BLOCKS_MAX]

@@ -25,7 +25,7 @@ from suggestbot.contentapi import (
     RefinementRequest,
     is_invalid_text,
 )
-from suggestbot.flows import interactions, linking, requests, slackio, threads
+from suggestbot.flows import interactions, linking, requests, slackio, threads, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.store.conversation import PendingInstruction
@@ -422,6 +422,7 @@ def start(
         # Carried out again after a crash: the first attempt recorded it, and the request's
         # own recovery (started with the app) posts and sends it; doing it here too would race.
         return deps.records.requests.get(req.id)
+    usage.count(deps, team_id=team_id, refinements=1)
     requests.post_root(deps, req.id)
     if is_long(instruction):
         # Sent whole (the contract sets no limit); the thread quotes its beginning.

@@ -38,12 +38,12 @@ from suggestbot.contentapi import (
     ValidationFailed,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows import linking, live_status, slackio
+from suggestbot.flows import linking, live_status, slackio, step_completion
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import team_scope
 from suggestbot.store import VaultError
 from suggestbot.store.records import ACTIVE_STATES, Failure, LinkedUser, Request, user_key
-from suggestbot.ui import failures
+from suggestbot.ui import failures, steps
 from suggestbot.ui.blocks.requests import (
     BriefShown,
     ConnectReason,
@@ -266,6 +266,9 @@ def fail(deps: Deps, request_id: str, code: str, detail: str | None = None) -> N
     # reaches this end again and shows it; the other order could leave the root without its
     # failure and buttons for good.
     refresh_root(deps, req.model_copy(update={"state": "failed", "failure": failure}))
+    step_completion.fail(
+        deps, req, message=steps.run_failed(lang=req.lang, code=code, detail=detail)
+    )
     _set(deps, request_id, state="failed", failure=failure)
     log.info("request %s failed: %s", request_id, code)
 
@@ -403,6 +406,10 @@ def _wait_for_user(deps: Deps, request_id: str) -> None:
     req = _set(deps, request_id, state="waiting_user")
     if req:
         refresh_root(deps, req)
+        # A workflow step cannot wait for a person to reconnect: it says what to do instead.
+        step_completion.fail(
+            deps, req, message=steps.needs_connect(lang=req.lang, user=req.user_id)
+        )
 
 
 def _expire_user(deps: Deps, req: Request, *, reason: Literal["rejected", "unreadable"]) -> None:

@@ -2,13 +2,15 @@
 
 Before each post an intent is recorded; after it, the message ``ts``. A crash between the two
 leaves an intent without a ``ts``: the next attempt looks for the message in the thread (by its
-metadata) before posting, so a variant is never posted twice and never lost.
+metadata) before posting, so a variant is never posted twice and never lost. Several variants
+are first shown side by side (the gallery, posted once the same way), then each in full.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
@@ -19,14 +21,18 @@ from suggestbot.contentapi import (
     SocialSingleImagePayload,
     Suggestion,
 )
-from suggestbot.flows import slackio
+from suggestbot.flows import slackio, step_completion
 from suggestbot.flows.deps import Deps
+from suggestbot.flows.feedback import feedback_value
 from suggestbot.flows.requests import root_message
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
+from suggestbot.ui import steps
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.gallery import build_copy_text, build_gallery, card_title, plain_text
 from suggestbot.ui.blocks.results import (
     Button,
+    Message,
     Variant,
     build_skipped_note,
     build_variant_messages,
@@ -86,6 +92,7 @@ def to_variant(
         alt_text=alt_text,
         rationale=suggestion.rationale,
         buttons=buttons,
+        feedback=feedback_value(request_id, suggestion.variant_no),
     )
 
 
@@ -97,8 +104,14 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
     urls = mint_urls(deps, [r for r in map(asset_ref, suggestions) if r])
     channel, thread_ts = req.post_channel_id or req.channel_id, req.root_ts
     posted: list[PostedVariant] = []
-    for suggestion in suggestions:
-        variant = to_variant(suggestion, total=len(suggestions), urls=urls, request_id=req.id)
+    variants = [
+        to_variant(suggestion, total=len(suggestions), urls=urls, request_id=req.id)
+        for suggestion in suggestions
+    ]
+    if len(variants) > 1:
+        gallery = build_gallery(lang=req.lang, variants=variants, request_id=req.id)
+        _post_message_once(deps, req, gallery, part=GALLERY, channel=channel, thread_ts=thread_ts)
+    for suggestion, variant in zip(suggestions, variants, strict=True):
         ts = _post_once(deps, req, variant, channel=channel, thread_ts=thread_ts)
         posted.append(
             PostedVariant(
@@ -127,45 +140,103 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
             if slackio.unavailable(exc):
                 raise
             log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
+    if done.step_execution_id:
+        _complete_step(deps, done, variants)
     deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+
+
+def _complete_step(deps: Deps, req: Request, variants: Sequence[Variant]) -> None:
+    """The Workflow Builder step that sent this brief ends with the result (before the request
+    is marked done: see :mod:`~suggestbot.flows.step_completion`)."""
+    if not variants or not req.root_ts:
+        step_completion.fail(deps, req, message=steps.bad_input(lang=req.lang, key="no_variant"))
+        return
+    channel = req.post_channel_id or req.channel_id
+    answer: Any = deps.slack.chat_getPermalink(channel=channel, message_ts=req.root_ts)
+    first = plain_text(lang=req.lang, variant=variants[0])
+    step_completion.succeed(deps, req, permalink=str(answer["permalink"]), first_variant=first)
+    deps.crash_point("step_completed_not_recorded")
 
 
 def _claim(deps: Deps, key: str) -> bool:
     return deps.records.posts.put_if_absent(key, PostMark(state="intent"))
 
 
+# The gallery's part number among a request's posts (variants are numbered from 1).
+GALLERY = 0
+
+
+def _already_posted(
+    deps: Deps, req: Request, *, part: int, channel: str, thread_ts: str | None
+) -> tuple[bool, str | None]:
+    """Claim the post of ``part`` (a variant's number, or :data:`GALLERY`); when an earlier
+    attempt claimed it, ``(True, ts)`` if it is known or found in the thread."""
+    key = f"{req.id}:{part}"
+    if _claim(deps, key):
+        return False, None
+    existing = deps.records.posts.get(key)
+    if existing is not None and existing.ts:
+        return True, existing.ts
+    if thread_ts:
+        found = slackio.find_posted(
+            deps,
+            channel=channel,
+            thread_ts=thread_ts,
+            matches=lambda p: p.get("request_id") == req.id and _is_part(p, part),
+        )
+        if found:
+            log.info("request %s part %d was already posted", req.id, part)
+            deps.records.posts.put(key, PostMark(state="posted", ts=found))
+            return True, found
+    return False, None
+
+
+def _is_part(payload: dict[str, Any], part: int) -> bool:
+    if part == GALLERY:
+        return payload.get("role") == "gallery"
+    return payload.get("variant_no") == part
+
+
+def _post_message_once(
+    deps: Deps,
+    req: Request,
+    message: Message,
+    *,
+    part: int,
+    channel: str,
+    thread_ts: str | None,
+    extra: Sequence[Message] = (),
+) -> str | None:
+    done, ts = _already_posted(deps, req, part=part, channel=channel, thread_ts=thread_ts)
+    if done:
+        return ts
+    deps.crash_point("before_post_variant")
+    metadata: dict[str, Any] = {"request_id": req.id, "role": "gallery"}
+    if part != GALLERY:
+        metadata = {"request_id": req.id, "variant_no": part, "role": "variant"}
+    first_ts = slackio.post(
+        deps, channel=channel, message=message, thread_ts=thread_ts, metadata=metadata
+    )
+    deps.crash_point("variant_posted_not_recorded")
+    for more in extra:
+        slackio.post(deps, channel=channel, message=more, thread_ts=thread_ts)
+    deps.records.posts.put(f"{req.id}:{part}", PostMark(state="posted", ts=first_ts))
+    return first_ts
+
+
 def _post_once(
     deps: Deps, req: Request, variant: Variant, *, channel: str, thread_ts: str | None
 ) -> str | None:
-    key = f"{req.id}:{variant.number}"
-    if not _claim(deps, key):
-        existing = deps.records.posts.get(key)
-        if existing is not None and existing.ts:
-            return existing.ts
-        if thread_ts:
-            found = slackio.find_posted(
-                deps,
-                channel=channel,
-                thread_ts=thread_ts,
-                matches=lambda p: (
-                    p.get("request_id") == req.id and p.get("variant_no") == variant.number
-                ),
-            )
-            if found:
-                log.info("request %s variant %d was already posted", req.id, variant.number)
-                deps.records.posts.put(key, PostMark(state="posted", ts=found))
-                return found
-    deps.crash_point("before_post_variant")
     messages = build_variant_messages(lang=req.lang, variant=variant)
-    metadata = {"request_id": req.id, "variant_no": variant.number, "role": "variant"}
-    first_ts = slackio.post(
-        deps, channel=channel, message=messages[0], thread_ts=thread_ts, metadata=metadata
+    return _post_message_once(
+        deps,
+        req,
+        messages[0],
+        part=variant.number,
+        channel=channel,
+        thread_ts=thread_ts,
+        extra=messages[1:],
     )
-    deps.crash_point("variant_posted_not_recorded")
-    for extra in messages[1:]:
-        slackio.post(deps, channel=channel, message=extra, thread_ts=thread_ts)
-    deps.records.posts.put(key, PostMark(state="posted", ts=first_ts))
-    return first_ts
 
 
 def refresh_preview(deps: Deps, *, request_id: str, variant_no: int, channel: str, ts: str) -> bool:
@@ -183,3 +254,20 @@ def refresh_preview(deps: Deps, *, request_id: str, variant_no: int, channel: st
     first = build_variant_messages(lang=req.lang, variant=variant)[0]
     slackio.update(deps, channel=channel, ts=ts, message=first)
     return True
+
+
+def copy_text(deps: Deps, *, request_id: str, variant_no: int, lang: str) -> list[Message] | None:
+    """A posted variant's plain text, ready to copy (None when the variant is not known)."""
+    req = deps.records.requests.get(request_id)
+    known = (
+        None if req is None else next((v for v in req.variants if v.variant_no == variant_no), None)
+    )
+    if req is None or known is None:
+        return None
+    suggestion = deps.content.get_suggestion(id=known.suggestion_id)
+    variant = to_variant(suggestion, total=len(req.variants), urls={}, request_id=req.id)
+    return build_copy_text(
+        lang=lang,
+        title=card_title(lang=lang, variant=variant),
+        text=plain_text(lang=lang, variant=variant),
+    )

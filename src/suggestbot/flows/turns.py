@@ -19,6 +19,7 @@ from suggestbot.contentapi import (
 )
 from suggestbot.flows import live_status, slackio, threads
 from suggestbot.flows.deps import Deps
+from suggestbot.flows.feedback import feedback_value
 from suggestbot.flows.results import asset_ref, mint_urls
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
@@ -51,6 +52,7 @@ def turn_variant(suggestion: Suggestion, *, urls: dict[str, str], request_id: st
         alt_text=alt_text,
         rationale=suggestion.rationale,
         buttons=buttons,
+        feedback=feedback_value(request_id, 1),
     )
 
 

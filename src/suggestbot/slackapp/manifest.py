@@ -57,6 +57,19 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "views.update": (),
     "views.push": (),
     "views.publish": (),
+    # A workflow step is completed with the token of its execution; no scope needed.
+    "functions.completeSuccess": (),
+    "functions.completeError": (),
+}
+
+# Workflow Builder steps (``functions`` in the manifest, ``@app.function`` in the code): the
+# inputs and outputs each declares, required ones first in each pair.
+FUNCTIONS: dict[str, dict[str, tuple[tuple[str, ...], tuple[str, ...]]]] = {
+    "generate_suggestions": {
+        # (required, optional)
+        "inputs": (("brief", "channel", "user"), ("segment", "use_case", "variant_count")),
+        "outputs": (("permalink", "first_variant"), ()),
+    },
 }
 
 # Events API subscriptions behind a Bolt ``app.event(type)`` listener, and their scopes.

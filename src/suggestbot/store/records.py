@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 from suggestbot.store import Store
 from suggestbot.store.base import Updater
 from suggestbot.store.conversation import LegacyCursor, ListState, PendingInstruction
+from suggestbot.store.feedback import UsageDay, Vote
 from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
 from suggestbot.store.offers import Offer, Watch
 from suggestbot.store.workspaces import (
@@ -115,6 +116,11 @@ class Request(BaseModel):
     # Written in the Messages tab: the choices its root offers (None anywhere else).
     composer: ComposerChoices | None = None
     created_at: float = Field(default_factory=time.time)
+    # Sent by a Workflow Builder step: the step's execution and its token, sealed. Slack sends
+    # the step once and its token lives until the step completes, so the step is completed
+    # from the request's end in whichever process reaches it (flows.step_completion).
+    step_execution_id: str | None = None
+    step_token_enc: str | None = Field(default=None, repr=False)
 
     @property
     def steering_text(self) -> str:
@@ -386,6 +392,10 @@ class Records:
         # Written by flows.threads (which owns the full ThreadBinding record).
         self.thread_lineages: View[ThreadLineage] = View(store, "thread_bindings", ThreadLineage)
         self.health: Table[HealthProbe] = Table(store, "health", HealthProbe)
+        # Feedback on variants, "{team}:{request id}:{variant no}:{user}" (store/feedback.py),
+        # and each workspace's usage per UTC day, "{team}:{ISO date}".
+        self.votes: Table[Vote] = Table(store, "feedback_votes", Vote)
+        self.usage: Table[UsageDay] = Table(store, "usage_days", UsageDay)
         # Per Slack workspace (suggestbot.installations): tokens and secrets as ciphertext.
         self.slack_bots: Table[StoredBot] = Table(store, SLACK_BOTS, StoredBot)
         self.slack_installations: Table[StoredInstallation] = Table(

@@ -160,6 +160,36 @@ _EN: dict[str, str] = {
     "variant.skipped": "{count} {count|suggestion|suggestions} of a kind this app does not know "
     "yet {count|was|were} skipped.",
     "variant.continued": "(continued)",
+    # feedback on variants and turns
+    "feedback.good": "Good suggestion",
+    "feedback.bad": "Not helpful",
+    "feedback.good_label": "Mark this suggestion as good",
+    "feedback.bad_label": "Mark this suggestion as not helpful",
+    "feedback.reason_title": "What was wrong?",
+    "feedback.reason_label": "Tell us why (optional)",
+    "feedback.reason_placeholder": "For example: too long, wrong tone, off-brand image",
+    "feedback.reason_submit": "Send",
+    "feedback.reason_skip": "Skip",
+    "feedback.reason_intro": "Thanks — your vote is counted. A few words on what did not work "
+    "help the next briefs.",
+    # the gallery of several variants
+    "gallery.title": "Variant {n} · {kind}",
+    "gallery.copy": "Copy text",
+    "gallery.fallback": "{count} variants are ready; each is in full in this thread.",
+    "gallery.copy_intro": "*{title}* as plain text, ready to copy:",
+    "gallery.copy_gone": "This variant is no longer known to me.",
+    # the Workflow Builder step "Generate content suggestions"
+    "step.failed": "The content suggestions could not be made: {reason}",
+    "step.not_connected": "The person this step runs for (<@{user}>) has not connected a "
+    "content service account yet: they can type /suggest connect in Slack, then run the "
+    "workflow again.",
+    "step.no_brief": "The brief is empty: give the step a brief to send.",
+    "step.bad_brief": "The brief cannot be sent as it is: {reason}",
+    "step.unknown_segment": "There is no segment called “{given}”. Known segments: {known}.",
+    "step.unknown_use_case": "There is no use case called “{given}”. Known use cases: {known}.",
+    "step.bad_variant_count": "The number of variants must be from 1 to {most}; the step got "
+    "{given}.",
+    "step.no_variant": "The run finished without a variant this app can show.",
     # failures
     "fail.generation_failed": "the service failed while generating.",
     "fail.generation_timeout": "the service ran out of time. A shorter brief or fewer variants "
@@ -519,6 +549,15 @@ _EN: dict[str, str] = {
     "home.weekday.fri": "Fri",
     "home.weekday.sat": "Sat",
     "home.weekday.sun": "Sun",
+    # usage panel
+    "home.usage": "*Usage in this workspace*",
+    "home.usage_counts": "Last {days} days: {briefs} {briefs|brief|briefs}, {refinements} "
+    "{refinements|refinement|refinements}, {digests} {digests|digest|digests} sent",
+    "home.usage_rates": "*Thumbs up by segment and use case*",
+    "home.usage_rate_line": "*{segment}* · *{use_case}* — 7 days: {week} · 30 days: {month}",
+    "home.usage_rate": "{percent} % of {votes} {votes|vote|votes}",
+    "home.usage_no_votes": "no votes",
+    "home.usage_rates_empty": "No feedback yet: press a thumb under a variant to rate it.",
     # workspace settings for admins (multi-workspace installs)
     "admin.title": "*Workspace settings* (admins only)",
     "admin.service_own": "This workspace uses the content service at {url} with client "
@@ -699,6 +738,37 @@ _DE: dict[str, str] = {
     "{count|wurde|wurden} "
     "übersprungen.",
     "variant.continued": "(Fortsetzung)",
+    # Feedback zu Varianten und Runden
+    "feedback.good": "Guter Vorschlag",
+    "feedback.bad": "Nicht hilfreich",
+    "feedback.good_label": "Diesen Vorschlag als gut markieren",
+    "feedback.bad_label": "Diesen Vorschlag als nicht hilfreich markieren",
+    "feedback.reason_title": "Was passte nicht?",
+    "feedback.reason_label": "Sag uns warum (optional)",
+    "feedback.reason_placeholder": "Zum Beispiel: zu lang, falscher Ton, Bild passt nicht",
+    "feedback.reason_submit": "Senden",
+    "feedback.reason_skip": "Überspringen",
+    "feedback.reason_intro": "Danke — deine Stimme ist gezählt. Ein paar Worte dazu, was nicht "
+    "gepasst hat, helfen den nächsten Briefings.",
+    # die Galerie mehrerer Varianten
+    "gallery.title": "Variante {n} · {kind}",
+    "gallery.copy": "Text kopieren",
+    "gallery.fallback": "{count} Varianten sind fertig; jede steht vollständig in diesem Thread.",
+    "gallery.copy_intro": "*{title}* als reiner Text, zum Kopieren:",
+    "gallery.copy_gone": "Diese Variante kenne ich nicht mehr.",
+    # der Workflow-Builder-Schritt „Inhaltsvorschläge erzeugen“
+    "step.failed": "Die Inhaltsvorschläge konnten nicht erstellt werden: {reason}",
+    "step.not_connected": "Die Person, für die dieser Schritt läuft (<@{user}>), hat noch kein "
+    "Konto beim Content-Dienst verknüpft: Sie kann in Slack /suggest connect eingeben und den "
+    "Workflow dann erneut ausführen.",
+    "step.no_brief": "Das Briefing ist leer: Gib dem Schritt ein Briefing zum Senden.",
+    "step.bad_brief": "Das Briefing kann so nicht gesendet werden: {reason}",
+    "step.unknown_segment": "Es gibt kein Segment namens „{given}“. Bekannte Segmente: {known}.",
+    "step.unknown_use_case": "Es gibt keinen Anwendungsfall namens „{given}“. Bekannte "
+    "Anwendungsfälle: {known}.",
+    "step.bad_variant_count": "Die Zahl der Varianten muss zwischen 1 und {most} liegen; der "
+    "Schritt bekam {given}.",
+    "step.no_variant": "Der Lauf endete ohne eine Variante, die diese App zeigen kann.",
     "fail.generation_failed": "beim Generieren ist im Dienst ein Fehler aufgetreten.",
     "fail.generation_timeout": "dem Dienst ist die Zeit ausgegangen. Ein kürzeres Briefing oder "
     "weniger Varianten können helfen.",
@@ -1076,6 +1146,16 @@ _DE: dict[str, str] = {
     "home.weekday.fri": "Fr",
     "home.weekday.sat": "Sa",
     "home.weekday.sun": "So",
+    # Nutzungsübersicht
+    "home.usage": "*Nutzung in diesem Workspace*",
+    "home.usage_counts": "Letzte {days} Tage: {briefs} {briefs|Briefing|Briefings}, "
+    "{refinements} {refinements|Verfeinerung|Verfeinerungen}, {digests} "
+    "{digests|Digest|Digests} gesendet",
+    "home.usage_rates": "*Daumen hoch nach Segment und Anwendungsfall*",
+    "home.usage_rate_line": "*{segment}* · *{use_case}* — 7 Tage: {week} · 30 Tage: {month}",
+    "home.usage_rate": "{percent} % von {votes} {votes|Stimme|Stimmen}",
+    "home.usage_no_votes": "keine Stimmen",
+    "home.usage_rates_empty": "Noch kein Feedback: Drücke einen Daumen unter einer Variante.",
     # workspace settings for admins (multi-workspace installs)
     "admin.title": "*Workspace-Einstellungen* (nur für Admins)",
     "admin.service_own": "Dieser Workspace nutzt den Content-Dienst unter {url} mit dem Client "

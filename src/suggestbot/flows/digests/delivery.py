@@ -219,7 +219,7 @@ def _shared_root(deps: Deps, digest: Digest, found: SuggestionSet, ts: str) -> S
 
 
 def _record_done(deps: Deps, item: Due, done: DigestDelivery, writes: PendingWrites) -> None:
-    writes.mark(item.key, done)
+    writes.mark(item.key, done, team_id=item.digest.team_id)
     writes.change_digest(item.digest.id, _finished(deps, item, done))
 
 

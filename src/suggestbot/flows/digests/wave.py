@@ -27,7 +27,7 @@ from suggestbot.flows.digests.content import GroupContent, GroupReads
 from suggestbot.flows.digests.delivery import Due, deliver
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import due_occurrence, from_epoch
-from suggestbot.flows.digests.writes import PendingWrites
+from suggestbot.flows.digests.writes import PendingWrites, SentCounts
 from suggestbot.flows.pacing import PACER, ChannelPacer
 from suggestbot.installations.scope import team_scope
 from suggestbot.store.marks import DigestDelivery, delivery_date
@@ -103,12 +103,14 @@ def _post_in_lanes(
 ) -> None:
     contents = GroupReads(deps, report)
     halt = threading.Event()
+    counts = SentCounts()
     lanes = [
-        _Lane(deps, items, contents=contents, pacer=pacer, report=report, halt=halt)
+        _Lane(deps, items, contents=contents, pacer=pacer, report=report, halt=halt, counts=counts)
         for items in _deal(due, WAVE_WORKERS)
     ]
     with ThreadPoolExecutor(max_workers=len(lanes), thread_name_prefix="digest-lane") as pool:
         running = [pool.submit(lane.run) for lane in lanes]
+    counts.write(deps)  # what was posted and recorded counts, whatever a lane died of
     for lane in running:
         lane.result()  # re-raises what a lane died of
 
@@ -150,8 +152,10 @@ class _Lane:
         pacer: ChannelPacer,
         report: WaveReport,
         halt: threading.Event,
+        counts: SentCounts,
     ) -> None:
         self._deps = deps
+        self._counts = counts
         self._items = items
         self._contents = contents
         self._pacer = pacer
@@ -174,7 +178,7 @@ class _Lane:
         ready = self._readable(items)
         claimed_at = self._deps.clock()
         ours = set(_claim(self._deps, [item for item, _ in ready], at=claimed_at))
-        writes = PendingWrites(self._deps)
+        writes = PendingWrites(self._deps, counts=self._counts)
         for item, content in ready:
             if self._halt.is_set():
                 break  # claims left unmarked are settled by the next wave

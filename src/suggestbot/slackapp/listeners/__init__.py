@@ -1,6 +1,6 @@
 """Bolt listeners: ``<kind>/<feature>.py`` — kind is what Slack sends (``commands``,
 ``events``, ``actions`` for buttons, ``views`` for modal submissions, ``shortcuts`` for message
-shortcuts, ``middleware``), feature
+shortcuts, ``functions`` for Workflow Builder steps, ``middleware``), feature
 is what it is about (``brief``, ``refining``, ``linking``, ``digests``…). Each ``__init__``
 only registers. ``/suggest``'s subcommands are mapped in ``commands/suggest.py``.
 
@@ -20,6 +20,7 @@ from suggestbot.slackapp.listeners import (
     actions,
     commands,
     events,
+    functions,
     middleware,
     shortcuts,
     views,
@@ -38,6 +39,7 @@ def register_all(app: App, deps: Deps) -> None:
     actions.register(app, deps)
     shortcuts.register(app, deps)
     events.register(app, deps)
+    functions.register(app, deps)
 
 
 def register_one_workspace(app: App, deps: Deps) -> None:

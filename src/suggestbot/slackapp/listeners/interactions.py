@@ -7,12 +7,12 @@ interaction that starts work is kept, sealed, in the same write that claims its 
 :class:`~suggestbot.store.DeliveryLog`, written by the ``process_once`` middleware), finished
 when its work ends, and carried out again by :func:`replay_unfinished` at the next start.
 
-A listener registers the work it hands over with :func:`on_view`, :func:`on_action` or
-:func:`on_thread_reply`, as a function of the delivery alone, so that the replay does exactly
-what the listener would have done after its ack. Replaying is safe because each step is:
-records created for an interaction take their id from it (``flows.interactions.derived_id``),
-requests carry on through their own recovery, and state changes are claims (a second attempt
-finds them done).
+A listener registers the work it hands over with :func:`on_view`, :func:`on_action`,
+:func:`on_event` or :func:`on_thread_reply`, as a function of the delivery alone, so that the
+replay does exactly what the listener would have done after its ack. Replaying is safe because
+each step is: records created for an interaction take their id from it
+(``flows.interactions.derived_id``), requests carry on through their own recovery, and state
+changes are claims (a second attempt finds them done).
 """
 
 from __future__ import annotations
@@ -60,6 +60,12 @@ def on_action(action: str | re.Pattern[str], work: Callable[[Deps, dict[str, Any
     _WORK[f"action:{name}"] = lambda deps, body, _bot: work(deps, body)
 
 
+def on_event(event_type: str, work: Callable[[Deps, dict[str, Any]], None]) -> None:
+    """Replay deliveries of the event ``event_type`` (other than messages) with
+    ``work(deps, body)``."""
+    _WORK[f"event:{event_type}"] = lambda deps, body, _bot: work(deps, body)
+
+
 def on_thread_reply(work: Work) -> None:
     """Replay a person's reply in a thread with ``work(deps, body, bot_user_id)``."""
     _WORK[THREAD_REPLY] = work
@@ -76,7 +82,8 @@ def kind_of(body: dict[str, Any], *, bot_user_id: str | None) -> str | None:
     if kind == "event_callback":
         event = body.get("event") or {}
         if event.get("type") != "message":
-            return None
+            name = f"event:{event.get('type')}"
+            return name if name in _WORK else None
         team_id = body.get("team_id")
         if COMPOSER_MESSAGE in _WORK and composer_message(
             event, bot_user_id=bot_user_id, team_id=team_id

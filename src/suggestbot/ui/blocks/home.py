@@ -32,6 +32,7 @@ from suggestbot.ui.blocks.lists import (
     thread_line,
 )
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
+from suggestbot.ui.blocks.usage import UsagePanel, build_usage_blocks
 from suggestbot.ui.messages import t
 
 HOME_BLOCKS_MAX = 100
@@ -65,6 +66,7 @@ class HomeData:
     service_unavailable: bool = False
     extra_runs: int = 0
     more_threads: bool = False  # the service has more than are shown
+    usage: UsagePanel | None = None  # the workspace's usage, shown to everyone in it
 
 
 def _section(block_id: str, text: str) -> SectionBlock:
@@ -188,6 +190,9 @@ def build_home(*, lang: str, data: HomeData) -> dict[str, Any]:
                 t("home.more_digests", lang, count=len(data.digests) - len(digests)),
             )
         )
+
+    if data.usage is not None:
+        blocks += build_usage_blocks(lang=lang, panel=data.usage)
 
     blocks += [
         DividerBlock(block_id="help-divider"),

@@ -28,6 +28,11 @@ ACTION_REFRESH_PREVIEW = "variant.refresh_preview"
 ACTION_CHANGE_DEFAULTS = "brief.change_defaults"
 ACTION_REFINE_HEAD = "request.refine_head"
 ACTION_CHECK_AGAIN = "request.check_again"
+# feedback on variants and turns, and the gallery's cards
+ACTION_FEEDBACK = "variant.feedback"
+ACTION_COPY_TEXT = "variant.copy_text"
+VIEW_FEEDBACK_REASON = "feedback_reason"
+INPUT_FEEDBACK_REASON = "feedback_reason"
 ACTION_SHOW_INSTRUCTION = "request.show_instruction"
 
 # inspiration and digests

@@ -13,13 +13,16 @@ from slack_sdk.models.blocks import (
     ContextBlock,
     HeaderBlock,
     ImageBlock,
+    MarkdownBlock,
     SectionBlock,
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
+from suggestbot.ui.blocks.feedback import feedback_block
 from suggestbot.ui.blocks.text import (
     MESSAGE_TEXT_BUDGET,
     block_text_length,
+    escape_markdown,
     escape_mrkdwn,
     split_text,
 )
@@ -54,6 +57,8 @@ class Variant:
     alt_text: str | None = None
     rationale: str | None = None
     buttons: Sequence[Button] = field(default_factory=tuple)
+    # What its feedback buttons carry (see flows.feedback); None shows none.
+    feedback: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,9 +148,14 @@ def build_variant_messages(
 ) -> list[Message]:
     """One variant as one message, or several when its text needs more than 50 blocks.
 
-    The body is plain text from the service, so it goes into ``plain_text`` sections (nothing in
-    it can be read as mrkdwn); the subject is escaped. The image block uses the freshly minted
-    URL; without one (not minted, or minting failed) the message says how to get a preview.
+    The body goes into ``markdown`` blocks: Slack shows them as a document (paragraphs spaced,
+    line breaks kept, long text wrapped as in an email) where ``plain_text`` sections look like
+    separate boxes. It is plain text from the service, so every character markdown would read
+    is escaped (:func:`~suggestbot.ui.blocks.text.escape_markdown`); the subject is escaped for
+    mrkdwn. A markdown block keeps no ``block_id``: nothing finds a variant by one (recovery
+    looks for its metadata). The image block uses the freshly minted URL; without one (not
+    minted, or minting failed) the message says how to get a preview. Feedback buttons close
+    the message.
 
     Args:
         title: the header (default "Variant n of N · kind"); a refinement's turn passes its own.
@@ -163,8 +173,9 @@ def build_variant_messages(
             )
         )
     body: list[Block] = [
-        SectionBlock(block_id=f"body-{i}", text=PlainTextObject(text=chunk, emoji=False))
-        for i, chunk in enumerate(split_text(variant.body))
+        MarkdownBlock(text=escape_markdown(chunk))
+        for chunk in split_text(variant.body)
+        if chunk.strip()
     ]
     tail: list[Block] = []
     if variant.kind == "social_single_image":
@@ -190,6 +201,8 @@ def build_variant_messages(
         )
     if variant.buttons:
         tail.append(actions_block(variant.buttons, lang=lang, block_id="actions"))
+    if variant.feedback:
+        tail.append(feedback_block(lang=lang, value=variant.feedback))
     fallback = title if variant.subject is None else f"{title}: {variant.subject}"[:3000]
     continued = f"{title} {t('variant.continued', lang)}"
     return pack(head, body, tail, fallback=fallback, continued=continued)

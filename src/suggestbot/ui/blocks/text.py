@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 SECTION_TEXT_MAX = 3000
@@ -15,6 +16,27 @@ MESSAGE_TEXT_BUDGET = 10_000
 def escape_mrkdwn(text: str) -> str:
     """Escape the three characters Slack's mrkdwn gives meaning to (``&``, ``<``, ``>``)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+# What standard markdown gives meaning to anywhere in a line, and at its start.
+_MARKDOWN_INLINE = re.compile(r"([\\`*_~\[\]<>|])")
+_MARKDOWN_LINE_START = re.compile(r"^(\s*)([#=]|[-+](?=\s))", re.MULTILINE)
+_MARKDOWN_NUMBERED = re.compile(r"^(\s*\d+)([.)])(?=\s)", re.MULTILINE)
+
+
+def escape_markdown(text: str) -> str:
+    """Plain text for a ``markdown`` block, shown as typed: each character markdown would read
+    (emphasis, code, links, tables, HTML) and each line start it would turn into a heading or a
+    list is escaped with a backslash. Line breaks stay line breaks."""
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
+    escaped = _MARKDOWN_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+    # A backslash before a digit is no escape: a numbered line is kept by escaping its dot.
+    return _MARKDOWN_NUMBERED.sub(lambda m: m.group(1) + "\\" + m.group(2), escaped)
+
+
+def unescape_markdown(text: str) -> str:
+    """The text :func:`escape_markdown` was given."""
+    return re.sub(r"\\(.)", r"\1", text, flags=re.DOTALL)
 
 
 def split_text(text: str, *, limit: int = SECTION_TEXT_MAX) -> list[str]:

@@ -9,6 +9,7 @@ from suggestbot.slackapp.listeners.actions import (
     brief,
     composer,
     digests,
+    feedback,
     home,
     inspiration,
     linking,
@@ -18,5 +19,15 @@ from suggestbot.slackapp.listeners.actions import (
 
 
 def register(app: App, deps: Deps) -> None:
-    for feature in (linking, brief, composer, refining, lists, home, inspiration, digests):
+    for feature in (
+        linking,
+        brief,
+        composer,
+        refining,
+        lists,
+        home,
+        inspiration,
+        digests,
+        feedback,
+    ):
         feature.register(app, deps)

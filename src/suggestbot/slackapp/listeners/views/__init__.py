@@ -6,9 +6,16 @@ from __future__ import annotations
 from slack_bolt import App
 
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.listeners.views import brief, digests, drafts, linking, refining
+from suggestbot.slackapp.listeners.views import (
+    brief,
+    digests,
+    drafts,
+    feedback,
+    linking,
+    refining,
+)
 
 
 def register(app: App, deps: Deps) -> None:
-    for feature in (linking, brief, refining, drafts, digests):
+    for feature in (linking, brief, refining, drafts, digests, feedback):
         feature.register(app, deps)
