@@ -79,7 +79,10 @@ def test_gallery_cards_copy_text_feedback_and_the_usage_panel(stage: Stage) -> N
     # Copy text: only Alice sees variant 2's plain text, ready to copy
     _press_card(stage, gallery, 2, "Copy text", ALICE)
     copied = wait_for(
-        lambda: stage.emu.ephemeral_transcript(ALICE), what="the variant's text for Alice"
+        lambda: (
+            (seen := stage.emu.ephemeral_transcript(ALICE)) and "ready to copy" in seen and seen
+        ),
+        what="the variant's text for Alice",
     )
     assert "as plain text, ready to copy" in copied
     assert " ".join(bodies[1].split())[:200] in " ".join(copied.split())

@@ -65,7 +65,9 @@ def test_the_line_follows_the_run_and_the_posted_variants_end_it(w: World) -> No
     # working line is set after them.
     assert len(w.slack.statuses) == before
     [root] = w.slack.roots()
-    assert len(w.slack.thread(root)) == 2
+    # The gallery of both variants, then each variant in full.
+    roles = [(m.metadata or {}).get("event_payload", {}).get("role") for m in w.slack.thread(root)]
+    assert roles == ["gallery", "variant", "variant"]
 
 
 def test_a_failed_run_clears_the_line_it_posts_nothing_in_the_thread(w: World) -> None:
