@@ -15,22 +15,19 @@ listing threads and matching the head.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any
-
-from pydantic import BaseModel, Field
 
 from suggestbot.contentapi import ContentApiError, NotFound, Suggestion, Thread
 from suggestbot.flows import requests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.store.records import Table
+from suggestbot.store.thread_bindings import BoundSuggestion, ThreadBinding, binding_key
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.turns import ThreadStatus, build_thread_status
 
 log = logging.getLogger(__name__)
 
-BINDINGS_TABLE = "thread_bindings"
 # Looking a thread up walks the listing newest first; a root older than this many threads of
 # its segment and use case is given up on (its thread id is then learnt at the next turn).
 LOOKUP_PAGE_SIZE = 100
@@ -43,62 +40,9 @@ class NotReady(Exception):
     """The thread belongs to a brief whose results have not been posted yet."""
 
 
-class BoundSuggestion(BaseModel):
-    """One suggestion a Slack thread offers (a variant), with the message that shows it."""
-
-    suggestion_id: str
-    variant_no: int = 1
-    kind: str
-    has_image: bool = False
-    ts: str | None = None
-
-
-class ThreadBinding(BaseModel):
-    """A Slack thread the app started, and the lineage it follows."""
-
-    team_id: str
-    channel: str
-    thread_ts: str
-    origin: str  # "brief", "draft", "inspiration", ...
-    owner_user_id: str | None = None  # the Slack user who started it
-    lang: str = "en"
-    request_id: str | None = None  # the brief whose root this is
-    segment_id: str | None = None
-    use_case_id: str | None = None
-    labels: dict[str, str] = Field(default_factory=dict)
-    suggestions: list[BoundSuggestion]
-    chosen_variant: int | None = None
-    head_suggestion_id: str | None = None
-    head_kind: str | None = None
-    head_has_image: bool = False
-    turn_count: int = 1
-    last_turn_by: str | None = None
-    service_thread_id: str | None = None
-    thread_name: str | None = None
-    # The root as posted (text and blocks, image blocks left out: their URLs are credentials),
-    # so it can be shown again with the thread's state under it.
-    root: dict[str, Any] | None = None
-    created_at: float = Field(default_factory=time.time)
-
-    @property
-    def key(self) -> str:
-        return binding_key(self.channel, self.thread_ts)
-
-    def variant(self, number: int) -> BoundSuggestion | None:
-        return next((s for s in self.suggestions if s.variant_no == number), None)
-
-    def suggestion(self, suggestion_id: str) -> BoundSuggestion | None:
-        return next((s for s in self.suggestions if s.suggestion_id == suggestion_id), None)
-
-
-def binding_key(channel: str, thread_ts: str) -> str:
-    """The key of a Slack thread's binding (also a Rename button's value)."""
-    return f"{channel}:{thread_ts}"
-
-
 def table(deps: Deps) -> Table[ThreadBinding]:
-    """The store table of bindings (``thread_bindings``)."""
-    return Table(deps.records.store, BINDINGS_TABLE, ThreadBinding)
+    """The bindings of the Slack threads the app started."""
+    return deps.records.thread_bindings
 
 
 def bound(suggestion: Suggestion, *, ts: str | None = None) -> BoundSuggestion:

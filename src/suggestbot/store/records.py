@@ -27,6 +27,7 @@ from suggestbot.store.conversation import LegacyCursor, ListState, PendingInstru
 from suggestbot.store.feedback import UsageDay, Vote
 from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
 from suggestbot.store.offers import Offer, Watch
+from suggestbot.store.thread_bindings import ThreadBinding
 from suggestbot.store.workspaces import (
     OAuthState,
     ServiceCredentials,
@@ -390,6 +391,8 @@ class Records:
         # One record per workspace fact; today only the content locale (CONTENT_LOCALE_KEY).
         self.workspace: Table[LocaleState] = Table(store, "workspace", LocaleState)
         # Written by flows.threads (which owns the full ThreadBinding record).
+        self.thread_bindings: Table[ThreadBinding] = Table(store, "thread_bindings", ThreadBinding)
+        # The same table read as the lineage only, for lists that need no more of it.
         self.thread_lineages: View[ThreadLineage] = View(store, "thread_bindings", ThreadLineage)
         self.health: Table[HealthProbe] = Table(store, "health", HealthProbe)
         # Feedback on variants, "{team}:{request id}:{variant no}:{user}" (store/feedback.py),
