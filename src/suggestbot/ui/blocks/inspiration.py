@@ -367,6 +367,24 @@ def build_digest_message(
     return Message(text=header, blocks=[b.to_dict() for b in blocks])
 
 
+def digest_late_note(*, lang: str, time: str, tz: str) -> str:
+    """Under a digest posted after its time (``time`` in ``tz``), e.g. after the app was down."""
+    return t("digest.late", lang, time=time, tz=tz)
+
+
+def build_digest_quiet_line(
+    *, lang: str, labels: Labels, version: int | None, late_note: str | None = None
+) -> Message:
+    """The short line a digest posts instead of a set: no content yet (``version`` None), or
+    nothing new since the set of ``version`` posted before."""
+    names = {"segment": escape_mrkdwn(labels.segment), "use_case": escape_mrkdwn(labels.use_case)}
+    if version is None:
+        text = t("digest.nothing_yet", lang, **names)
+    else:
+        text = t("digest.unchanged", lang, version=version, **names)
+    return build_digest_line(text=text, late_note=late_note)
+
+
 def build_digest_line(*, text: str, late_note: str | None = None) -> Message:
     """A digest's short line ("nothing new", "nothing yet")."""
     blocks: list[Block] = [SectionBlock(block_id="line", text=MarkdownTextObject(text=text))]
