@@ -11,6 +11,7 @@ from suggestbot.store.records import ComposerChoices
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.composer import (
     build_choice_blocks,
+    build_not_your_composer,
     build_suggested_prompts,
     request_of_choices_block,
 )
@@ -126,3 +127,13 @@ def test_a_working_refinement_has_its_own_loading_messages() -> None:
     assert line is not None and line.status == "is retrying (attempt 2)…"
     assert line.loading_messages[0] == "Reading your instruction…"
     assert 1 <= len(line.loading_messages) <= 10
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "Only the author of this brief"), ("de", "Nur die Person, die dieses Briefing")],
+)
+def test_someone_else_picking_choices_is_told_only_the_author_may(lang: str, words: str) -> None:
+    message = build_not_your_composer(lang=lang)
+    assert message.text.startswith(words)
+    assert message.blocks[0]["text"]["text"] == message.text

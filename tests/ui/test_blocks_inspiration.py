@@ -16,9 +16,11 @@ from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_digest_line,
     build_digest_message,
+    build_digest_quiet_line,
     build_empty_answer,
     build_inspiration_answer,
     build_picker,
+    digest_late_note,
     pick_value,
     read_pick_value,
     shorten,
@@ -216,9 +218,10 @@ def test_digest_list_shows_health_and_the_right_toggle() -> None:
         lang="en",
         digests=[healthy, broken],
         next_fires={healthy.id: tuesday_9am, broken.id: None},
-        title="Digests",
+        channel_id="C1",
     )
     assert errors_of(message.blocks, message.text) == []
+    assert message.blocks[0]["text"]["text"] == "*Digests in <#C1>* (and yours elsewhere)"
     sections = [b["text"]["text"] for b in message.blocks if b["type"] == "section"][1:]
     next_at = f"Active · next <!date^{int(tuesday_9am.timestamp())}^"
     assert "Mon–Fri" in sections[0] and next_at in sections[0]
@@ -272,3 +275,25 @@ def test_app_home_says_why_a_digest_paused_and_what_to_do_without_slack_codes(la
     assert home_line(digest.model_copy(update={"paused_reason": None}), lang=lang).endswith(
         t("home.digest_paused", lang)
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "nothing_yet", "unchanged", "late"),
+    [
+        ("en", "No ready-made content for", "still version 4", "Posted late: this digest was due"),
+        ("de", "Noch keine fertigen Inhalte für", "weiterhin Version 4", "Verspätet gepostet"),
+    ],
+)
+def test_a_quiet_digest_line_says_why_there_is_no_set(
+    lang: str, nothing_yet: str, unchanged: str, late: str
+) -> None:
+    empty = build_digest_quiet_line(lang=lang, labels=LABELS, version=None)
+    assert nothing_yet in empty.text
+    assert "*Weekend &lt;Hikers&gt;* · *Spring &amp; Launch*" in empty.text
+    assert [b["block_id"] for b in empty.blocks] == ["line"]
+    note = digest_late_note(lang=lang, time="09:00", tz="Europe/Berlin")
+    assert note.startswith(f":clock3: {late}") and "09:00 (Europe/Berlin)" in note
+    same = build_digest_quiet_line(lang=lang, labels=LABELS, version=4, late_note=note)
+    assert unchanged in same.text and same.text.startswith(":zzz:")
+    assert same.blocks[1]["elements"][0]["text"] == note
+    assert errors_of(same.blocks, same.text) == []

@@ -85,3 +85,12 @@ def test_a_variant_count_the_service_would_refuse_names_the_range() -> None:
         ids.INPUT_VARIANTS: "Choose how many variants you want: 1 to 3."
     }
     assert "1 bis 3" in field_errors.brief_variants(most=3, lang="de")[ids.INPUT_VARIANTS]
+
+
+def test_a_thread_name_the_service_would_refuse_is_worded_beside_the_name() -> None:
+    assert field_errors.thread_name(code="thread_name_too_long", lang="en") == {
+        ids.INPUT_THREAD_NAME: "A thread name holds at most 60 characters and 8 words."
+    }
+    assert field_errors.thread_name(code="thread_name_empty", lang="de") == {
+        ids.INPUT_THREAD_NAME: "Gib einen Namen ein."
+    }

@@ -24,10 +24,10 @@ from suggestbot.ui import field_errors
 from suggestbot.ui.blocks.composer import (
     build_choice_kept,
     build_kept_for_later,
+    build_not_your_composer,
     build_suggested_prompts,
 )
-from suggestbot.ui.blocks.notices import build_connect_needed, build_notice, build_returned_text
-from suggestbot.ui.messages import t
+from suggestbot.ui.blocks.notices import build_connect_needed, build_returned_text
 from suggestbot.ui.replies import ComposerMessage, split_choice_header
 
 log = logging.getLogger(__name__)
@@ -160,7 +160,7 @@ def pick(
 
 def tell_not_yours(deps: Deps, *, user_id: str, channel_id: str) -> None:
     lang = deps.lang_of(user_id)
-    message = build_notice(lang=lang, text=t("composer.not_yours", lang))
+    message = build_not_your_composer(lang=lang)
     slackio.notify(deps, user_id=user_id, channel_id=channel_id, message=message)
 
 

@@ -23,11 +23,15 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.store.records import user_key
-from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.drafts import (
+    DraftProblem,
+    build_draft_elsewhere,
+    build_draft_problem,
+    draft_context,
+)
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.thread_modals import build_draft_modal
 from suggestbot.ui.blocks.turns import build_draft_root
-from suggestbot.ui.messages import t
 from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
@@ -67,11 +71,11 @@ def open_modal(deps: Deps, *, trigger_id: str, team_id: str, user_id: str, chann
     )
 
 
-def _tell(deps: Deps, *, user_id: str, channel_id: str, text: str) -> None:
-    lang = deps.lang_of(user_id)
-    slackio.notify(
-        deps, user_id=user_id, channel_id=channel_id, message=build_notice(lang=lang, text=text)
-    )
+def _tell_problem(
+    deps: Deps, *, user_id: str, channel_id: str, problem: DraftProblem, code: str = ""
+) -> None:
+    message = build_draft_problem(lang=deps.lang_of(user_id), problem=problem, code=code)
+    slackio.notify(deps, user_id=user_id, channel_id=channel_id, message=message)
 
 
 def _post_root(deps: Deps, *, user_id: str, channel_id: str, message: Message) -> tuple[str, str]:
@@ -86,7 +90,7 @@ def _post_root(deps: Deps, *, user_id: str, channel_id: str, message: Message) -
     slackio.post(
         deps,
         channel=dm,
-        message=Message(text=t("draft.dm_fallback", lang, channel=channel_id), blocks=[]),
+        message=build_draft_elsewhere(lang=lang, channel_id=channel_id),
     )
     return dm, slackio.post(deps, channel=dm, message=message)
 
@@ -107,7 +111,7 @@ def save(
     lang = deps.lang_of(user_id)
     user = deps.records.users.get(user_key(team_id, user_id))
     if user is None or user.state != "linked":
-        _tell(deps, user_id=user_id, channel_id=channel_id, text=t("connect.expired", lang))
+        _tell_problem(deps, user_id=user_id, channel_id=channel_id, problem="expired")
         return None
     client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
     request = DraftEmailSuggestionRequest(
@@ -122,21 +126,18 @@ def save(
             user_key(team_id, user_id),
             lambda u: u.model_copy(update={"state": "expired", "expired_at": deps.clock()}),
         )
-        _tell(deps, user_id=user_id, channel_id=channel_id, text=t("connect.expired", lang))
+        _tell_problem(deps, user_id=user_id, channel_id=channel_id, problem="expired")
         return None
     except NotFound:
-        _tell(deps, user_id=user_id, channel_id=channel_id, text=t("error.not_found", lang))
+        _tell_problem(deps, user_id=user_id, channel_id=channel_id, problem="not_found")
         return None
     except ContentApiError as exc:
         log.warning("saving a draft for %s failed: %s", user_id, exc)
         code = exc.code or f"http_{exc.status}"
-        _tell(deps, user_id=user_id, channel_id=channel_id, text=t("draft.failed", lang, code=code))
+        _tell_problem(deps, user_id=user_id, channel_id=channel_id, problem="failed", code=code)
         return None
-    context = t(
-        "draft.context",
-        lang,
-        segment=labels.get("segment", "?"),
-        use_case=labels.get("use_case", "?"),
+    context = draft_context(
+        lang=lang, segment=labels.get("segment", "?"), use_case=labels.get("use_case", "?")
     )
     root = build_draft_root(
         lang=lang,

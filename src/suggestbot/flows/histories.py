@@ -15,18 +15,25 @@ from suggestbot.contentapi import (
     ContentApiError,
     ContentClient,
     EmailPayload,
-    GenerationRun,
     NotFound,
     Thread,
 )
 from suggestbot.flows import yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.lists import run_text, user_client
-from suggestbot.ui.blocks.lists import excerpt, slack_date
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.histories import (
+    LineageStep,
+    SetVariant,
+    TurnEntry,
+    history_problem,
+    lineage_entries,
+    lineage_intro,
+    set_entries,
+    set_intro,
+    thread_entries,
+    thread_intro,
+)
 from suggestbot.ui.blocks.thread_modals import build_history_modal
-from suggestbot.ui.blocks.turns import quote
-from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 
@@ -42,26 +49,21 @@ class _NotYours(Exception):
     """Another person's refinement of ready-made content: listed to everyone, shown to none."""
 
 
-def thread_history_entries(
-    thread: Thread, lang: str, *, own: frozenset[str] | None = None
-) -> list[str]:
-    """A thread's turns, oldest first, each with the instruction that produced it.
+def thread_turns(thread: Thread, *, own: frozenset[str] | None = None) -> list[TurnEntry]:
+    """A thread's turns as the modal shows them.
 
     ``own``: in a thread others may refine too (ready-made content), the suggestions this user's
     runs produced; another person's instruction is not shown.
     """
-    entries = []
-    for turn in sorted(thread.turns or [], key=lambda turn: turn.version):
-        when = slack_date(int(turn.generated_at.timestamp()))
-        if turn.instruction is None:
-            entries.append(t("history.turn_first", lang, n=turn.version, when=when))
-        elif own is not None and turn.suggestion_id not in own:
-            entries.append(t("history.turn_other", lang, n=turn.version, when=when))
-        else:
-            entries.append(
-                t("history.turn", lang, n=turn.version, when=when) + "\n" + quote(turn.instruction)
-            )
-    return entries
+    return [
+        TurnEntry(
+            version=turn.version,
+            at=int(turn.generated_at.timestamp()),
+            instruction=turn.instruction,
+            by_other=own is not None and turn.suggestion_id not in own,
+        )
+        for turn in thread.turns or []
+    ]
 
 
 def own_results(client: ContentClient) -> frozenset[str]:
@@ -73,48 +75,31 @@ def own_results(client: ContentClient) -> frozenset[str]:
     )
 
 
-def lineage_entries(suggestion: Any, run: GenerationRun, lang: str) -> list[str]:
-    """A refined suggestion's history, original first, ending with the run's own instruction."""
-    earlier = list(reversed(suggestion.lineage or []))
-    entries = []
-    for step, summary in enumerate(earlier, start=1):
-        when = slack_date(int(summary.created_at.timestamp()))
-        if summary.instruction is None:
-            entries.append(
-                t(
-                    "history.original",
-                    lang,
-                    n=step,
-                    when=when,
-                    variant=summary.variant_no,
-                )
-            )
-        else:
-            entries.append(
-                t("history.step", lang, n=step, when=when) + "\n" + quote(summary.instruction)
-            )
-    when = slack_date(int(run.created_at.timestamp()))
-    entries.append(
-        t("history.now", lang, n=len(earlier) + 1, when=when) + "\n" + quote(run_text(run))
-    )
-    return entries
+def lineage_steps(suggestion: Any) -> list[LineageStep]:
+    """A refined suggestion's earlier steps, original first."""
+    return [
+        LineageStep(
+            at=int(summary.created_at.timestamp()),
+            instruction=summary.instruction,
+            variant=summary.variant_no,
+        )
+        for summary in reversed(suggestion.lineage or [])
+    ]
 
 
-def set_entries(variants: Any, lang: str) -> list[str]:
-    entries = []
+def set_variants(variants: Any) -> list[SetVariant]:
+    """A brief's variants as the modal lists them (an email's subject before its body)."""
+    shown = []
     for suggestion in variants:
         payload = suggestion.payload
-        kind = t(f"variant.kind.{suggestion.kind.value}", lang)
         if isinstance(payload, EmailPayload):
             text = f"{payload.subject} — {payload.body}"
         else:
             text = payload.body
-        entries.append(
-            t("history.variant", lang, n=suggestion.variant_no, kind=kind)
-            + "\n"
-            + escape_mrkdwn(excerpt(text, 300))
+        shown.append(
+            SetVariant(number=suggestion.variant_no, kind=suggestion.kind.value, text=text)
         )
-    return entries
+    return shown
 
 
 def _open_loading(deps: Deps, *, trigger_id: str, lang: str, title_key: str) -> str:
@@ -134,7 +119,7 @@ def open_thread_history(
         deps, trigger_id=trigger_id, lang=lang, title_key="history.thread_title"
     )
     client = user_client(deps, team_id=team_id, user_id=user_id)
-    intro = t("lists.connect", lang)
+    intro = history_problem(lang=lang, problem="connect")
     entries: list[str] = []
     try:
         if client is None:
@@ -145,16 +130,15 @@ def open_thread_history(
             if thread_id not in yours.refined_threads(deps, team_id=team_id, user_id=user_id):
                 raise _NotYours
             own = own_results(client)
-        name = escape_mrkdwn(thread.name) if thread.name else t("lists.unnamed", lang)
-        intro = t("history.thread_intro", lang, name=name, turns=thread.turn_count)
-        entries = thread_history_entries(thread, lang, own=own)
+        intro = thread_intro(lang=lang, name=thread.name, turns=thread.turn_count)
+        entries = thread_entries(lang=lang, turns=thread_turns(thread, own=own))
     except _NotLinked:
         pass
     except (NotFound, _NotYours):
-        intro = t("history.not_visible", lang)
+        intro = history_problem(lang=lang, problem="not_visible")
     except ContentApiError as exc:
         log.warning("reading thread %s failed: %s", thread_id, exc)
-        intro = t("lists.unavailable", lang)
+        intro = history_problem(lang=lang, problem="unavailable")
     deps.slack.views_update(
         view_id=view_id,
         view=build_history_modal(
@@ -171,7 +155,7 @@ def open_run_history(
     lang = deps.lang_of(user_id)
     view_id = _open_loading(deps, trigger_id=trigger_id, lang=lang, title_key="history.run_title")
     client = user_client(deps, team_id=team_id, user_id=user_id)
-    intro = t("lists.connect", lang)
+    intro = history_problem(lang=lang, problem="connect")
     entries: list[str] = []
     try:
         if client is None:
@@ -179,25 +163,27 @@ def open_run_history(
         run = client.get_run(run_id=run_id)
         if run.suggestion_id:
             suggestion = client.get_suggestion(id=run.suggestion_id, lineage=True)
-            intro = t("history.lineage_intro", lang, steps=len(suggestion.lineage or []) + 1)
-            entries = lineage_entries(suggestion, run, lang)
+            earlier = lineage_steps(suggestion)
+            intro = lineage_intro(lang=lang, steps=len(earlier) + 1)
+            entries = lineage_entries(
+                lang=lang,
+                earlier=earlier,
+                at=int(run.created_at.timestamp()),
+                instruction=run_text(run),
+            )
         elif run.suggestion_set_id:
             found = client.get_suggestion_set(id=run.suggestion_set_id)
-            intro = (
-                t("history.set_intro", lang, count=len(found.suggestions))
-                + "\n"
-                + quote(run_text(run))
-            )
-            entries = set_entries(found.suggestions, lang)
+            intro = set_intro(lang=lang, count=len(found.suggestions), instruction=run_text(run))
+            entries = set_entries(lang=lang, variants=set_variants(found.suggestions))
         else:
-            intro = t("history.no_result", lang)
+            intro = history_problem(lang=lang, problem="no_result")
     except _NotLinked:
         pass
     except NotFound:
-        intro = t("history.not_visible", lang)
+        intro = history_problem(lang=lang, problem="not_visible")
     except ContentApiError as exc:
         log.warning("reading run %s failed: %s", run_id, exc)
-        intro = t("lists.unavailable", lang)
+        intro = history_problem(lang=lang, problem="unavailable")
     deps.slack.views_update(
         view_id=view_id,
         view=build_history_modal(

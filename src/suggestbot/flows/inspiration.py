@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.errors import SlackApiError
 
@@ -41,15 +41,27 @@ from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_empty_answer,
     build_inspiration_answer,
-    build_picker,
+    build_pair_picker,
     build_shared_messages,
     pick_value,
 )
+from suggestbot.ui.blocks.inspiration_notices import (
+    GenerationStart,
+    SharedWhere,
+    build_bad_option,
+    build_cannot_post,
+    build_content_unavailable,
+    build_generation_notice,
+    build_offer_gone,
+    build_shared_notice,
+    build_watch_expired,
+    generation_note,
+    ready_note,
+    skipped_note,
+)
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message, Variant
-from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.blocks.thread_modals import build_refine_modal
-from suggestbot.ui.messages import t
 from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
@@ -112,9 +124,13 @@ def tell(deps: Deps, asker: Asker, message: Message) -> None:
     )
 
 
-def say(deps: Deps, asker: Asker, key: str, **values: Any) -> None:
-    lang = deps.lang_of(asker.user_id)
-    tell(deps, asker, build_notice(lang=lang, text=t(key, lang, **values)))
+def tell_offer_gone(deps: Deps, asker: Asker) -> None:
+    """A button of an answer that is no longer kept: say so (run the command again)."""
+    tell(deps, asker, build_offer_gone(lang=deps.lang_of(asker.user_id)))
+
+
+def _tell_unavailable(deps: Deps, asker: Asker) -> None:
+    tell(deps, asker, build_content_unavailable(lang=deps.lang_of(asker.user_id)))
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -124,7 +140,7 @@ def command(deps: Deps, asker: Asker, text: str) -> None:
     """``/suggest inspire [segment] [use case] [--version N] [--refresh]``."""
     args = parse_inspire(text)
     if args.error:
-        say(deps, asker, "inspire.bad_option", option=args.error)
+        tell(deps, asker, build_bad_option(lang=deps.lang_of(asker.user_id), option=args.error))
         return
     catalog = deps.catalog()
     found = resolve_pair(args.words, segments=catalog.segments, use_cases=catalog.use_cases)
@@ -145,14 +161,10 @@ def offer_picker(
 ) -> None:
     """Ask for the side that is missing or ambiguous, segment first."""
     lang = deps.lang_of(asker.user_id)
-    intro_parts: list[str] = []
-    if found.unknown_text:
-        intro_parts.append(t("inspire.unknown", lang, text=escape_mrkdwn(found.unknown_text)))
     segment, use_case = found.segment, found.use_case
+    asking: Literal["segment", "use_case"]
     if segment.chosen is None:
-        options = list(segment.choices)
-        key = "inspire.pick_segment_ambiguous" if segment.typed else "inspire.pick_segment"
-        intro_parts.append(t(key, lang, text=escape_mrkdwn(segment.typed)))
+        asking, options, typed = "segment", list(segment.choices), segment.typed
         chosen_use_case = use_case.chosen[0] if use_case.chosen else None
         values = [
             pick_value(
@@ -163,15 +175,9 @@ def offer_picker(
             )
             for option_id, _ in options
         ]
-        chosen = (
-            t("inspire.chosen_use_case", lang, name=escape_mrkdwn(use_case.chosen[1]))
-            if use_case.chosen
-            else None
-        )
+        chosen = use_case.chosen[1] if use_case.chosen else None
     else:
-        options = list(use_case.choices)
-        key = "inspire.pick_use_case_ambiguous" if use_case.typed else "inspire.pick_use_case"
-        intro_parts.append(t(key, lang, text=escape_mrkdwn(use_case.typed)))
+        asking, options, typed = "use_case", list(use_case.choices), use_case.typed
         values = [
             pick_value(
                 segment_id=segment.chosen[0],
@@ -181,9 +187,15 @@ def offer_picker(
             )
             for option_id, _ in options
         ]
-        chosen = t("inspire.chosen_segment", lang, name=escape_mrkdwn(segment.chosen[1]))
-    message = build_picker(
-        lang=lang, intro="\n".join(intro_parts), options=options, values=values, chosen=chosen
+        chosen = segment.chosen[1]
+    message = build_pair_picker(
+        lang=lang,
+        asking=asking,
+        typed=typed,
+        unknown=found.unknown_text or None,
+        chosen=chosen,
+        options=options,
+        values=values,
     )
     tell(deps, asker, message)
 
@@ -264,12 +276,13 @@ def show(
         found = read_newest(deps, pair, version=version)
     except ContentApiError as exc:
         log.warning("reading ready-made content failed (%s)", exc)
-        say(deps, asker, "inspire.unavailable")
+        _tell_unavailable(deps, asker)
         return
     if refresh:
         # Asked after reading, so what is shown now is the version the new one replaces.
         known = (found, True) if version is None else (None, False)
-        notes.append(_start_generation(deps, asker, pair, lang=lang, current=known))
+        start = _start_generation(deps, asker, pair, current=known)
+        notes.append(generation_note(lang=lang, start=start, labels=pair.labels))
     if found is None:
         if refresh:
             tell(deps, asker, build_notice(lang=lang, text="\n".join(notes)))
@@ -324,7 +337,7 @@ def answer_message(
     variants = [variant_of(s, total=total, url=image_url(s)) for s in found.suggestions]
     extra = list(notes)
     if found.skipped_count:
-        extra.append(t("variant.skipped", lang, count=found.skipped_count))
+        extra.append(skipped_note(lang=lang, count=found.skipped_count))
     return build_inspiration_answer(
         lang=lang,
         labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
@@ -366,10 +379,9 @@ def _start_generation(
     asker: Asker,
     pair: Pair,
     *,
-    lang: str,
     current: tuple[SuggestionSet | None, bool] = (None, False),
-) -> str:
-    """Ask the service for a new set and watch for it; returns the sentence saying so.
+) -> GenerationStart:
+    """Ask the service for a new set and watch for it; returns what came of asking.
 
     Args:
         current: the newest set as just read, and whether it was read (else it is read here),
@@ -381,10 +393,10 @@ def _start_generation(
             newest = read_newest(deps, pair, asset_urls=False)
         deps.content.trigger_inspiration(segment_id=pair.segment_id, use_case_id=pair.use_case_id)
     except NotFound:
-        return t("inspire.not_set_up", lang, segment=escape_mrkdwn(pair.segment_name))
+        return "not_set_up"
     except ContentApiError as exc:
         log.warning("asking for ready-made content failed (%s)", exc)
-        return t("inspire.unavailable", lang)
+        return "unavailable"
     now = deps.clock()
     watch = Watch(
         team_id=asker.team_id,
@@ -400,18 +412,14 @@ def _start_generation(
         next_poll_at=now,
     )
     watches(deps).put(watch.id, watch)
-    return t(
-        "inspire.generating",
-        lang,
-        segment=escape_mrkdwn(pair.segment_name),
-        use_case=escape_mrkdwn(pair.use_case_name),
-    )
+    return "generating"
 
 
 def generate_now(deps: Deps, asker: Asker, pair: Pair) -> None:
     """The "Generate now" button: trigger (joining a generation in progress) and watch."""
     lang = deps.lang_of(asker.user_id)
-    tell(deps, asker, build_notice(lang=lang, text=_start_generation(deps, asker, pair, lang=lang)))
+    start = _start_generation(deps, asker, pair)
+    tell(deps, asker, build_generation_notice(lang=lang, start=start, labels=pair.labels))
 
 
 def pair_of(deps: Deps, choice: dict[str, Any]) -> Pair | None:
@@ -430,24 +438,14 @@ def deliver_watch(deps: Deps, watch: Watch, found: SuggestionSet) -> None:
     pair = Pair(watch.segment_id, watch.segment_name, watch.use_case_id, watch.use_case_name)
     lang = deps.lang_of(watch.user_id)
     offer = remember(deps, asker, pair, found)
-    note = t(
-        "inspire.ready",
-        lang,
-        segment=escape_mrkdwn(watch.segment_name),
-        use_case=escape_mrkdwn(watch.use_case_name),
-    )
+    note = ready_note(lang=lang, labels=pair.labels)
     tell(deps, asker, answer_message(deps, offer, found, lang=lang, newest=True, notes=[note]))
 
 
 def watch_expired(deps: Deps, watch: Watch) -> None:
     asker = Asker(team_id=watch.team_id, user_id=watch.user_id, channel_id=watch.channel_id)
-    say(
-        deps,
-        asker,
-        "inspire.watch_expired",
-        segment=escape_mrkdwn(watch.segment_name),
-        use_case=escape_mrkdwn(watch.use_case_name),
-    )
+    labels = Labels(segment=watch.segment_name, use_case=watch.use_case_name)
+    tell(deps, asker, build_watch_expired(lang=deps.lang_of(watch.user_id), labels=labels))
 
 
 # --- sharing -------------------------------------------------------------------------------------
@@ -501,7 +499,7 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
         else None
     )
     if offer is None or offered is None:
-        say(deps, asker, "inspire.offer_gone")
+        tell_offer_gone(deps, asker)
         return None
     channel = offer.channel_id
     key = share_key(offer.id, offered.variant_no)
@@ -524,21 +522,14 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
     except ContentApiError as exc:
         marks.delete(key)
         log.warning("reading the suggestion to share failed (%s)", exc)
-        say(deps, asker, "inspire.unavailable")
+        _tell_unavailable(deps, asker)
         return None
-    intro = t(
-        "inspire.shared_intro",
-        lang,
-        user=asker.user_id,
-        segment=escape_mrkdwn(offer.segment_name),
-        use_case=escape_mrkdwn(offer.use_case_name),
-        version=offer.version or "?",
-    )
     messages = build_shared_messages(
         lang=lang,
         variant=variant_of(suggestion, total=total, url=url),
-        intro=intro,
-        refine_hint=t("inspire.refine_hint", lang),
+        shared_by=asker.user_id,
+        labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
+        version=offer.version,
     )
     try:
         PACER.wait(channel)
@@ -553,7 +544,7 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
         marks.delete(key)
         error = slackio.slack_error(exc)
         if error in slackio.UNREACHABLE_CHANNEL:
-            say(deps, asker, "inspire.cannot_post", channel=channel)
+            tell(deps, asker, build_cannot_post(lang=lang, channel_id=channel))
             return None
         raise
     marks.put(key, ShareMark(state="posted", ts=ts))
@@ -642,24 +633,25 @@ def _binding_of(root: SharedRoot) -> threads.ThreadBinding:
     )
 
 
-def _with_link(deps: Deps, shared: Shared, text: str, lang: str) -> str:
-    """``text`` followed by a link to the shared message, when Slack gives one."""
+def _tell_shared(deps: Deps, asker: Asker, shared: Shared, *, where: SharedWhere) -> None:
+    """Where the shared variant is, with a link to it when Slack gives one."""
     try:
         answer: Any = deps.slack.chat_getPermalink(channel=shared.channel_id, message_ts=shared.ts)
-        link = str(answer["permalink"])
+        link: str | None = str(answer["permalink"])
     except SlackApiError:
-        return text
-    return f"{text} <{link}|{t('inspire.open', lang)}>"
+        link = None
+    lang = deps.lang_of(asker.user_id)
+    message = build_shared_notice(
+        lang=lang, where=where, channel_id=shared.channel_id, permalink=link
+    )
+    tell(deps, asker, message)
 
 
 def share_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> None:
     shared = share(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
     if shared is None:
         return
-    lang = deps.lang_of(asker.user_id)
-    key = "inspire.already_shared" if shared.already else "inspire.shared"
-    text = _with_link(deps, shared, t(key, lang, channel=shared.channel_id), lang)
-    tell(deps, asker, build_notice(lang=lang, text=text))
+    _tell_shared(deps, asker, shared, where="already_shared" if shared.already else "shared")
 
 
 def _open_refine_modal(deps: Deps, asker: Asker, shared: Shared, *, lang: str) -> bool:
@@ -692,7 +684,4 @@ def refine_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: st
         return
     lang = deps.lang_of(asker.user_id)
     _open_refine_modal(deps, asker, shared, lang=lang)
-    text = _with_link(
-        deps, shared, t("inspire.refine_there", lang, channel=shared.channel_id), lang
-    )
-    tell(deps, asker, build_notice(lang=lang, text=text))
+    _tell_shared(deps, asker, shared, where="refine_there")

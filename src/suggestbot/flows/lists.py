@@ -31,12 +31,11 @@ from suggestbot.store.records import Table, user_key
 from suggestbot.ui.blocks.lists import (
     RunItem,
     ThreadItem,
+    build_list_notice,
     build_run_list,
     build_thread_list,
 )
-from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 
@@ -250,9 +249,9 @@ def _deliver(
 
 def _failure_notice(exc: ContentApiError, *, kind: str, user_id: str, lang: str) -> Message:
     if isinstance(exc, UserTokenRejected):
-        return build_notice(lang=lang, text=t("connect.expired", lang))
+        return build_list_notice(lang=lang, notice="expired")
     log.warning("listing %s for %s failed: %s", kind, user_id, exc)
-    return build_notice(lang=lang, text=t("lists.unavailable", lang))
+    return build_list_notice(lang=lang, notice="unavailable")
 
 
 def _forget_old_lists(deps: Deps) -> None:
@@ -271,7 +270,7 @@ def _start(
     lang = deps.lang_of(user_id)
     client = user_client(deps, team_id=team_id, user_id=user_id)
     if client is None:
-        return build_notice(lang=lang, text=t("lists.connect", lang))
+        return build_list_notice(lang=lang, notice="connect")
     seen: set[str] = set()
     try:
         if legacy_cursor is None:
@@ -349,7 +348,7 @@ def _next_page(deps: Deps, list_id: str, state: ListState) -> tuple[Message, boo
     client = user_client(deps, team_id=state.team_id, user_id=state.user_id)
     if client is None:
         _lists(deps).update(list_id, lambda s: s.model_copy(update={"claim": None}))
-        return build_notice(lang=lang, text=t("lists.connect", lang)), False
+        return build_list_notice(lang=lang, notice="connect"), False
     seen = set(state.shown_ids)
     try:
         items, after = collect(

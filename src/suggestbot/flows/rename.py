@@ -1,8 +1,8 @@
 """Renaming the service thread behind a Slack thread, with the acting user's own token.
 
-The name is checked here first (the service's three codes, as field errors while the user can
-still fix it); the service checks again, trims and collapses spaces, and the name it stored is
-what the user is shown afterwards.
+The name is checked first when the modal is submitted (the service's three codes, as field
+errors while the user can still fix it); the service checks again, trims and collapses
+spaces, and the name it stored is what the user is shown afterwards.
 """
 
 from __future__ import annotations
@@ -16,28 +16,23 @@ from suggestbot.contentapi import (
     ThreadNameNotPlainText,
     ThreadNameTooLong,
     UserTokenRejected,
-    check_thread_name,
 )
 from suggestbot.flows import refine, threads
 from suggestbot.flows.deps import Deps
 from suggestbot.store.records import LinkedUser, user_key
-from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.notices import build_notice
-from suggestbot.ui.blocks.results import Button
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.rename import build_rename_problem, build_rename_refused, build_renamed
+from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.thread_modals import build_rename_modal
-from suggestbot.ui.messages import t
 from suggestbot.ui.payloads import dump_metadata
 
 log = logging.getLogger(__name__)
 
-_NAME_ERRORS = (ThreadNameEmpty, ThreadNameTooLong, ThreadNameNotPlainText)
-
-
-def name_problem(name: str, lang: str) -> str | None:
-    """The field error for a name the service would refuse (checked before sending)."""
-    code = check_thread_name(name)
-    return None if code is None else t(f"rename.{code}", lang)
+# The service's refusals of a name, by the code the ui words them with.
+_NAME_ERRORS: dict[type[ContentApiError], str] = {
+    ThreadNameEmpty: "thread_name_empty",
+    ThreadNameTooLong: "thread_name_too_long",
+    ThreadNameNotPlainText: "thread_name_not_plain_text",
+}
 
 
 def rename_metadata(*, channel: str, thread_ts: str) -> str:
@@ -67,19 +62,10 @@ def _tell(
     user_id: str,
     channel: str,
     thread_ts: str,
-    text: str,
-    retry_key: str | None = None,
+    message: Message,
 ) -> None:
-    """The outcome, to the user in the thread; ``retry_key`` adds "Rename thread" again."""
-    lang = deps.lang_of(user_id)
-    buttons = [Button("thread.rename", ids.ACTION_RENAME_OPEN, retry_key)] if retry_key else []
-    refine.tell(
-        deps,
-        user_id=user_id,
-        channel=channel,
-        thread_ts=thread_ts,
-        message=build_notice(lang=lang, text=text, buttons=buttons),
-    )
+    """The outcome, to the user in the thread."""
+    refine.tell(deps, user_id=user_id, channel=channel, thread_ts=thread_ts, message=message)
 
 
 def finish(
@@ -104,34 +90,35 @@ def finish(
     where = {"user_id": user_id, "channel": channel, "thread_ts": thread_ts}
     user = deps.records.users.get(user_key(team_id, user_id))
     if user is None or user.state != "linked":
-        _tell(deps, **where, text=t("rename.connect", lang))
+        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="connect"))
         return
     binding = threads.remember_thread(deps, binding)
     if binding.service_thread_id is None:
-        _tell(deps, **where, text=t("rename.no_thread_yet", lang))
+        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="no_thread_yet"))
         return
     client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
     try:
         thread = client.rename_thread(thread_id=binding.service_thread_id, name=name)
-    except _NAME_ERRORS as exc:
-        problem = t(f"rename.{exc.code}", lang)
-        text = t("rename.refused", lang, name=escape_mrkdwn(name), problem=problem)
-        _tell(deps, **where, text=text, retry_key=binding.key)
+    except (ThreadNameEmpty, ThreadNameTooLong, ThreadNameNotPlainText) as exc:
+        code = _NAME_ERRORS[type(exc)]
+        refused = build_rename_refused(lang=lang, name=name, code=code, retry_key=binding.key)
+        _tell(deps, **where, message=refused)
         return
     except NotFound:
-        _tell(deps, **where, text=t("rename.not_visible", lang))
+        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="not_visible"))
         return
     except UserTokenRejected:
         _expire(deps, user)
-        _tell(deps, **where, text=t("connect.expired", lang))
+        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="expired"))
         return
     except ContentApiError as exc:
         log.warning("renaming thread %s failed: %s", binding.service_thread_id, exc)
-        _tell(deps, **where, text=t("rename.failed", lang), retry_key=binding.key)
+        failed = build_rename_problem(lang=lang, problem="failed", retry_key=binding.key)
+        _tell(deps, **where, message=failed)
         return
     binding = threads.renamed(deps, binding, thread=thread)
     log.info("thread %s renamed by %s", thread.id, user_id)
-    _tell(deps, **where, text=t("rename.done", lang, name=escape_mrkdwn(thread.name or "")))
+    _tell(deps, **where, message=build_renamed(lang=lang, name=thread.name or ""))
     threads.refresh_root(deps, binding)
 
 

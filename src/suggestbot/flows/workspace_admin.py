@@ -19,7 +19,6 @@ from suggestbot.installations.service import url_problem as service_url_problem
 from suggestbot.ui.blocks import admin as admin_blocks
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +55,7 @@ def home_section(
 def open_modal(deps: Deps, *, trigger_id: str, user_id: str) -> None:
     lang = deps.lang_of(user_id)
     if not is_admin(deps, user_id):
-        _tell(deps, user_id, t("admin.only_admins", lang))
+        _tell(deps, user_id, admin_blocks.admin_notice(lang=lang, notice="only_admins"))
         return
     deps.slack.views_open(trigger_id=trigger_id, view=admin_blocks.build_service_modal(lang=lang))
 
@@ -67,7 +66,7 @@ def form_errors(values: dict[str, Any], lang: str) -> dict[str, str]:
     url = str(values.get(ids.INPUT_SERVICE_URL) or "").strip()
     problem = service_url_problem(url)
     if problem is not None:
-        errors[ids.INPUT_SERVICE_URL] = t(f"admin.{problem}", lang)
+        errors[ids.INPUT_SERVICE_URL] = admin_blocks.url_error(lang=lang, problem=problem)
     return errors
 
 
@@ -80,7 +79,7 @@ def save(
     """
     lang = deps.lang_of(user_id)
     if not is_admin(deps, user_id):
-        _tell(deps, user_id, t("admin.only_admins", lang))
+        _tell(deps, user_id, admin_blocks.admin_notice(lang=lang, notice="only_admins"))
         return None
     url = str(values.get(ids.INPUT_SERVICE_URL) or "").strip().rstrip("/")
     client_id = str(values.get(ids.INPUT_SERVICE_CLIENT_ID) or "").strip()
@@ -91,11 +90,14 @@ def save(
             team_id=team_id, base_url=url, client_id=client_id, client_secret=secret, set_by=user_id
         )
         deps.forget_catalog(team_id)
-        _tell(deps, user_id, t("admin.saved", lang, url=url))
+        _tell(deps, user_id, admin_blocks.admin_notice(lang=lang, notice="saved", url=url))
         home.publish(deps, team_id=team_id, user_id=user_id)
     else:
         log.info("workspace %s: service credentials %s; kept the old ones", team_id, result.value)
-        _tell(deps, user_id, t(f"admin.{result.value}", lang, url=url))
+        notice: admin_blocks.AdminNotice = (
+            "rejected" if result is CheckResult.REJECTED else "unreachable"
+        )
+        _tell(deps, user_id, admin_blocks.admin_notice(lang=lang, notice=notice, url=url))
     return result
 
 

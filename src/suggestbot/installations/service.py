@@ -19,7 +19,7 @@ import ipaddress
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
 from suggestbot.contentapi import (
@@ -166,7 +166,7 @@ class CheckResult(enum.Enum):
     UNREACHABLE = "unreachable"
 
 
-def url_problem(url: str) -> str | None:
+def url_problem(url: str) -> Literal["url_invalid", "url_insecure"] | None:
     """Why ``url`` cannot be a service address: ``https`` only, plain ``http`` on loopback."""
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:

@@ -29,6 +29,12 @@ def connect_token(*, problem: str, lang: str) -> dict[str, str]:
     return {ids.INPUT_TOKEN: t(f"connect.{problem}", lang)}
 
 
+def thread_name(*, code: str, lang: str) -> dict[str, str]:
+    """The rename modal's name would be refused (``contentapi.checks.check_thread_name``'s code:
+    ``thread_name_empty``, ``thread_name_too_long``, ``thread_name_not_plain_text``)."""
+    return {ids.INPUT_THREAD_NAME: t(f"rename.{code}", lang)}
+
+
 def brief_problem(*, code: str | None, length: int, lang: str) -> str:
     """The sentence for a brief the service would refuse (``contentapi.checks.check_brief``'s
     code), also said when a brief too long for the modal is handed back."""

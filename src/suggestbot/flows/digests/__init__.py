@@ -24,10 +24,10 @@ from suggestbot.flows.digests.subscriptions import (
     preview,
     record_error,
     remove,
-    say,
     schedule_of,
     set_paused,
     tell,
+    tell_not_found,
     visible,
 )
 
@@ -41,9 +41,9 @@ __all__ = [
     "preview",
     "record_error",
     "remove",
-    "say",
     "schedule_of",
     "set_paused",
     "tell",
+    "tell_not_found",
     "visible",
 ]

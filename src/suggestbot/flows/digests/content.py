@@ -20,10 +20,8 @@ from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import from_epoch
 from suggestbot.flows.inspiration import Pair, read_newest, variant_of
 from suggestbot.store.records import Digest
-from suggestbot.ui.blocks.inspiration import Labels, build_digest_line, build_digest_message
+from suggestbot.ui.blocks.inspiration import Labels, build_digest_message, build_digest_quiet_line
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
-from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
 
@@ -51,25 +49,14 @@ def render(
     if found is None:
         if digest.quiet_when_unchanged and not always_show:
             return None
-        text = t(
-            "digest.nothing_yet",
-            lang,
-            segment=escape_mrkdwn(labels.segment),
-            use_case=escape_mrkdwn(labels.use_case),
-        )
-        return build_digest_line(text=text, late_note=late_note)
+        return build_digest_quiet_line(lang=lang, labels=labels, version=None, late_note=late_note)
     unchanged = found.version is not None and found.version == digest.last_version
     if unchanged and not always_show:
         if digest.quiet_when_unchanged:
             return None
-        text = t(
-            "digest.unchanged",
-            lang,
-            segment=escape_mrkdwn(labels.segment),
-            use_case=escape_mrkdwn(labels.use_case),
-            version=found.version,
+        return build_digest_quiet_line(
+            lang=lang, labels=labels, version=found.version, late_note=late_note
         )
-        return build_digest_line(text=text, late_note=late_note)
     total = len(found.suggestions)
     variants = [
         variant_of(s, total=total, url=urls.get(str(s.asset.ref)) if s.asset else None)

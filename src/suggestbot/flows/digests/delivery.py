@@ -33,8 +33,7 @@ from suggestbot.flows.inspiration import SharedRoot
 from suggestbot.flows.pacing import ChannelPacer
 from suggestbot.store.marks import DigestDelivery, delivery_key
 from suggestbot.store.records import Digest, SharedPost
-from suggestbot.ui.blocks.inspiration import Labels
-from suggestbot.ui.messages import t
+from suggestbot.ui.blocks.inspiration import Labels, digest_late_note
 
 log = logging.getLogger(__name__)
 
@@ -192,7 +191,7 @@ def _late_note(item: Due) -> str | None:
     if not item.occurrence.late:
         return None
     digest = item.digest
-    return t("digest.late", digest.lang, time=digest.time, tz=digest.tz)
+    return digest_late_note(lang=digest.lang, time=digest.time, tz=digest.tz)
 
 
 def _shared_root(deps: Deps, digest: Digest, found: SuggestionSet, ts: str) -> SharedRoot:

@@ -17,16 +17,18 @@ from suggestbot.flows.digests.content import pair_of, render
 from suggestbot.flows.digests.schedule import Schedule, from_epoch, next_fire
 from suggestbot.flows.inspiration import Asker, Pair, image_url, read_newest
 from suggestbot.store.records import Digest
-from suggestbot.ui.blocks.digests import build_digest_list, slack_date, weekday_names
-from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.digest_notices import (
+    added_text,
+    build_digest_not_found,
+    build_digest_removed,
+    build_digest_toggled,
+    build_paused_dm,
+)
+from suggestbot.ui.blocks.digests import build_digest_list
+from suggestbot.ui.blocks.inspiration_notices import build_content_unavailable
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
-from suggestbot.ui.messages import t
 
 log = logging.getLogger(__name__)
-
-# Slack errors whose reason has its own sentence (others are named by their code).
-_REASONS = frozenset({"not_in_channel", "is_archived", "channel_not_found", "restricted_action"})
 
 
 def schedule_of(digest: Digest) -> Schedule:
@@ -120,9 +122,9 @@ def tell(deps: Deps, asker: Asker, message: Message) -> None:
     )
 
 
-def say(deps: Deps, asker: Asker, key: str, **values: Any) -> None:
-    lang = deps.lang_of(asker.user_id)
-    tell(deps, asker, build_notice(lang=lang, text=t(key, lang, **values)))
+def tell_not_found(deps: Deps, asker: Asker, ref: str) -> None:
+    """No single digest of the asker's workspace matches ``ref``."""
+    tell(deps, asker, build_digest_not_found(lang=deps.lang_of(asker.user_id), ref=ref))
 
 
 def list_for(deps: Deps, asker: Asker) -> None:
@@ -130,28 +132,17 @@ def list_for(deps: Deps, asker: Asker) -> None:
     digests = visible(
         deps, team_id=asker.team_id, channel_id=asker.channel_id, user_id=asker.user_id
     )
-    title = t("digest.list_title", lang, channel=asker.channel_id)
     now = from_epoch(deps.clock())
     next_fires = {d.id: None if d.paused else next_fire(schedule_of(d), after=now) for d in digests}
-    message = build_digest_list(lang=lang, digests=digests, next_fires=next_fires, title=title)
+    message = build_digest_list(
+        lang=lang, digests=digests, next_fires=next_fires, channel_id=asker.channel_id
+    )
     tell(deps, asker, message)
 
 
 def describe_added(digest: Digest, *, lang: str, now: float) -> str:
     upcoming = next_fire(schedule_of(digest), after=from_epoch(now))
-    when = slack_date(upcoming.timestamp()) if upcoming else "—"
-    return t(
-        "digest.added",
-        lang,
-        id=digest.id,
-        segment=escape_mrkdwn(digest.segment_name),
-        use_case=escape_mrkdwn(digest.use_case_name),
-        time=digest.time,
-        tz=digest.tz,
-        days=weekday_names(digest.weekdays, lang),
-        channel=digest.channel_id,
-        next=when,
-    )
+    return added_text(lang=lang, digest=digest, next_fire=upcoming)
 
 
 def _of_askers_team(deps: Deps, asker: Asker, digest_id: str) -> Digest | None:
@@ -165,7 +156,7 @@ def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> Non
     """Pause or resume by hand. Resuming never posts a time already past today."""
     now = deps.clock()
     if _of_askers_team(deps, asker, digest_id) is None:
-        say(deps, asker, "digest.not_found", ref=digest_id)
+        tell_not_found(deps, asker, digest_id)
         return
 
     def change(d: Digest) -> Digest:
@@ -175,28 +166,20 @@ def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> Non
 
     updated = deps.records.digests.update(digest_id, change)
     if updated is None:
-        say(deps, asker, "digest.not_found", ref=digest_id)
+        tell_not_found(deps, asker, digest_id)
         return
-    key = "digest.paused" if paused else "digest.resumed"
-    say(deps, asker, key, id=updated.id, channel=updated.channel_id)
+    lang = deps.lang_of(asker.user_id)
+    tell(deps, asker, build_digest_toggled(lang=lang, digest=updated, paused=paused))
     home.refresh(deps, team_id=updated.team_id, user_id=updated.created_by)
 
 
 def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
     digest = _of_askers_team(deps, asker, digest_id)
     if digest is None or not deps.records.digests.delete(digest_id):
-        say(deps, asker, "digest.not_found", ref=digest_id)
+        tell_not_found(deps, asker, digest_id)
         return
     log.info("digest %s removed by %s", digest_id, asker.user_id)
-    say(
-        deps,
-        asker,
-        "digest.removed",
-        id=digest.id,
-        segment=escape_mrkdwn(digest.segment_name),
-        use_case=escape_mrkdwn(digest.use_case_name),
-        channel=digest.channel_id,
-    )
+    tell(deps, asker, build_digest_removed(lang=deps.lang_of(asker.user_id), digest=digest))
     home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
 
 
@@ -204,13 +187,13 @@ def preview(deps: Deps, asker: Asker, digest_id: str) -> None:
     """Show the digest as it would be posted now, to the asker only; changes nothing."""
     digest = _of_askers_team(deps, asker, digest_id)
     if digest is None:
-        say(deps, asker, "digest.not_found", ref=digest_id)
+        tell_not_found(deps, asker, digest_id)
         return
     try:
         found = read_newest(deps, pair_of(digest), asset_urls=True)
     except ContentApiError as exc:
         log.warning("reading ready-made content for a preview failed (%s)", exc)
-        say(deps, asker, "inspire.unavailable")
+        tell(deps, asker, build_content_unavailable(lang=deps.lang_of(asker.user_id)))
         return
     urls = {}
     for suggestion in found.suggestions if found else []:
@@ -220,12 +203,6 @@ def preview(deps: Deps, asker: Asker, digest_id: str) -> None:
     message = render(digest, found, urls=urls, late_note=None, always_show=True)
     assert message is not None
     tell(deps, asker, message)
-
-
-def reason_text(error: str, lang: str) -> str:
-    if error in _REASONS:
-        return t(f"digest.reason.{error}", lang)
-    return t("digest.reason.other", lang)
 
 
 def pause_unreachable(deps: Deps, digest_id: str, error: str) -> bool:
@@ -247,20 +224,11 @@ def pause_unreachable(deps: Deps, digest_id: str, error: str) -> bool:
     home.refresh(deps, team_id=digest.team_id, user_id=digest.created_by)
     log.warning("digest %s paused: channel %s answered %s", digest.id, digest.channel_id, error)
     lang = deps.lang_of(digest.created_by)
-    text = t(
-        "digest.paused_dm",
-        lang,
-        id=digest.id,
-        segment=escape_mrkdwn(digest.segment_name),
-        use_case=escape_mrkdwn(digest.use_case_name),
-        channel=digest.channel_id,
-        reason=reason_text(error, lang),
-    )
     try:
         slackio.post(
             deps,
             channel=slackio.open_dm(deps, digest.created_by),
-            message=build_notice(lang=lang, text=text),
+            message=build_paused_dm(lang=lang, digest=digest, error=error),
         )
     except Exception:
         log.exception("could not tell %s that digest %s paused", digest.created_by, digest.id)

@@ -7,7 +7,7 @@ never carries a secret back to Slack: it has no initial values.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -28,6 +28,12 @@ from suggestbot.ui.messages import t
 URL_MAX = 500
 CLIENT_ID_MAX = 200
 SECRET_MAX = 500
+
+
+AdminNotice = Literal["only_admins", "saved", "rejected", "unreachable"]
+"""What an admin is told by direct message: not an admin, or how the credentials' check went."""
+
+UrlProblem = Literal["url_invalid", "url_insecure"]
 
 
 @dataclass(frozen=True)
@@ -97,3 +103,13 @@ def build_service_modal(*, lang: str) -> dict[str, Any]:
             field(ids.INPUT_SERVICE_CLIENT_SECRET, "admin.client_secret", SECRET_MAX),
         ],
     ).to_dict()
+
+
+def admin_notice(*, lang: str, notice: AdminNotice, url: str = "") -> str:
+    """The direct message telling a (would-be) admin the outcome; ``url`` is the address checked."""
+    return t(f"admin.{notice}", lang, url=url)
+
+
+def url_error(*, lang: str, problem: UrlProblem) -> str:
+    """The field error beside the service URL that cannot be a service address."""
+    return t(f"admin.{problem}", lang)

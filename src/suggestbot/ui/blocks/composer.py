@@ -146,3 +146,8 @@ def build_kept_for_later(*, lang: str, held_id: str) -> Message:
         text=t("composer.kept", lang),
         buttons=[Button("button.resend", ids.ACTION_RESEND, held_id, "primary")],
     )
+
+
+def build_not_your_composer(*, lang: str) -> Message:
+    """Someone other than the author picked new choices for a brief."""
+    return build_notice(lang=lang, text=t("composer.not_yours", lang))

@@ -247,12 +247,14 @@ def build_digest_list(
     lang: str,
     digests: Sequence[Digest],
     next_fires: Mapping[str, datetime | None],
-    title: str,
+    channel_id: str,
 ) -> Message:
     """The digests with their health and buttons to pause or resume, preview and remove.
 
-    ``next_fires`` holds, by digest id, when each active digest posts next.
+    ``next_fires`` holds, by digest id, when each active digest posts next; ``channel_id`` is
+    where they were asked for (its digests come first, then the asker's own elsewhere).
     """
+    title = t("digest.list_title", lang, channel=channel_id)
     blocks: list[Block] = [SectionBlock(block_id="title", text=MarkdownTextObject(text=title))]
     if not digests:
         blocks.append(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -252,6 +252,36 @@ def build_picker(
     return Message(text=intro, blocks=[b.to_dict() for b in blocks])
 
 
+def build_pair_picker(
+    *,
+    lang: str,
+    asking: Literal["segment", "use_case"],
+    typed: str,
+    unknown: str | None,
+    chosen: str | None,
+    options: Sequence[tuple[str, str]],
+    values: Sequence[str],
+) -> Message:
+    """Ask for the segment or the use case of ``/suggest inspire``.
+
+    Args:
+        asking: which side is asked for.
+        typed: the words that matched several options ("" when none were typed).
+        unknown: the words that matched nothing, if any.
+        chosen: the name of the other side when it is chosen already.
+    """
+    intro: list[str] = []
+    if unknown:
+        intro.append(t("inspire.unknown", lang, text=escape_mrkdwn(unknown)))
+    key = f"inspire.pick_{asking}_ambiguous" if typed else f"inspire.pick_{asking}"
+    intro.append(t(key, lang, text=escape_mrkdwn(typed)))
+    other = "use_case" if asking == "segment" else "segment"
+    shown = t(f"inspire.chosen_{other}", lang, name=escape_mrkdwn(chosen)) if chosen else None
+    return build_picker(
+        lang=lang, intro="\n".join(intro), options=options, values=values, chosen=shown
+    )
+
+
 def build_empty_answer(
     *,
     lang: str,
@@ -317,14 +347,23 @@ def build_empty_answer(
 
 
 def build_shared_messages(
-    *, lang: str, variant: Variant, intro: str, refine_hint: str
+    *, lang: str, variant: Variant, shared_by: str, labels: Labels, version: int | None
 ) -> list[Message]:
     """A shared variant as a channel's root message (more messages follow in its thread only
-    when the text needs more than one), introduced by who shared it and from where."""
+    when the text needs more than one), introduced by who shared it (``shared_by``, a user id)
+    and from which set, and ending with how to refine it."""
+    intro = t(
+        "inspire.shared_intro",
+        lang,
+        user=shared_by,
+        segment=escape_mrkdwn(labels.segment),
+        use_case=escape_mrkdwn(labels.use_case),
+        version=version or "?",
+    )
     messages = build_variant_messages(lang=lang, variant=variant)
     first = messages[0]
     lead = [_context(intro, "shared-intro").to_dict()]
-    hint = [_context(refine_hint, "shared-hint").to_dict()]
+    hint = [_context(t("inspire.refine_hint", lang), "shared-hint").to_dict()]
     if len(first.blocks) + 2 <= MESSAGE_BLOCKS_MAX:
         blocks = lead + first.blocks + hint
     else:
@@ -365,6 +404,24 @@ def build_digest_message(
         tail.insert(0, _context(t("inspire.left_out", lang, count=left_out), "left-out"))
     blocks = head + body + tail
     return Message(text=header, blocks=[b.to_dict() for b in blocks])
+
+
+def digest_late_note(*, lang: str, time: str, tz: str) -> str:
+    """Under a digest posted after its time (``time`` in ``tz``), e.g. after the app was down."""
+    return t("digest.late", lang, time=time, tz=tz)
+
+
+def build_digest_quiet_line(
+    *, lang: str, labels: Labels, version: int | None, late_note: str | None = None
+) -> Message:
+    """The short line a digest posts instead of a set: no content yet (``version`` None), or
+    nothing new since the set of ``version`` posted before."""
+    names = {"segment": escape_mrkdwn(labels.segment), "use_case": escape_mrkdwn(labels.use_case)}
+    if version is None:
+        text = t("digest.nothing_yet", lang, **names)
+    else:
+        text = t("digest.unchanged", lang, version=version, **names)
+    return build_digest_line(text=text, late_note=late_note)
 
 
 def build_digest_line(*, text: str, late_note: str | None = None) -> Message:

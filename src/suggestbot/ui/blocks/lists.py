@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from slack_sdk.models.blocks import (
     ActionsBlock,
@@ -16,6 +17,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
 from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.messages import t
@@ -173,3 +175,18 @@ def build_run_list(
         more_value=more_value,
         first=first,
     )
+
+
+ListNotice = Literal["connect", "expired", "unavailable"]
+"""Why no list is shown: no linked account, a token the service refused, the service away."""
+
+_LIST_NOTICES: dict[ListNotice, str] = {
+    "connect": "lists.connect",
+    "expired": "connect.expired",
+    "unavailable": "lists.unavailable",
+}
+
+
+def build_list_notice(*, lang: str, notice: ListNotice) -> Message:
+    """Said instead of a list (or beside it, when More cannot fetch the next page)."""
+    return build_notice(lang=lang, text=t(_LIST_NOTICES[notice], lang))

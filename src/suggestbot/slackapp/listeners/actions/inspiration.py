@@ -48,6 +48,6 @@ def _refine(deps: Deps, asker: Asker, value: str) -> None:
 def _generate(deps: Deps, asker: Asker, value: str) -> None:
     pair = inspiration.pair_of(deps, read_pick_value(value))
     if pair is None:
-        inspiration.say(deps, asker, "inspire.offer_gone")
+        inspiration.tell_offer_gone(deps, asker)
         return
     inspiration.generate_now(deps, asker, pair)

@@ -12,6 +12,7 @@ from suggestbot.flows import digests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import Asker
 from suggestbot.slackapp.listeners import askers
+from suggestbot.ui.blocks.digest_notices import build_digest_usage, build_invite_first
 from suggestbot.ui.blocks.digests import build_digest_modal
 from suggestbot.ui.payloads import dump_metadata
 
@@ -26,7 +27,7 @@ def digest(deps: Deps, body: dict[str, Any], rest: str) -> None:
     action = _ACTIONS.get(sub.lower() or "list")
     asker = askers.from_command(body)
     if action is None:
-        digests.say(deps, asker, "digest.usage", sub=sub)
+        digests.tell(deps, asker, build_digest_usage(lang=deps.lang_of(asker.user_id), sub=sub))
         return
     action(deps, body, asker, arg.strip())
 
@@ -57,7 +58,8 @@ def _user_tz(deps: Deps, user_id: str) -> str:
 
 def _add(deps: Deps, body: dict[str, Any], asker: Asker, arg: str) -> None:
     if not _bot_can_post(deps, asker.channel_id):
-        digests.say(deps, asker, "digest.invite_first", channel=asker.channel_id)
+        lang = deps.lang_of(asker.user_id)
+        digests.tell(deps, asker, build_invite_first(lang=lang, channel_id=asker.channel_id))
         return
     lang = deps.lang_of(asker.user_id)
     catalog = deps.cached_catalog() or deps.catalog()
@@ -85,7 +87,7 @@ def _one(
         digest = digests.find(deps, asker, arg)
         if digest is None:
             if arg:
-                digests.say(deps, asker, "digest.not_found", ref=arg)
+                digests.tell_not_found(deps, asker, arg)
             digests.list_for(deps, asker)
             return
         work(deps, asker, digest.id)

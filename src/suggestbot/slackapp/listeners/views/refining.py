@@ -49,11 +49,12 @@ def register(app: App, deps: Deps) -> None:
     def rename_submitted(ack: Ack, body: dict[str, Any], view: dict[str, Any]) -> None:
         team_id, user_id = acting_user(body)
         name = str(view_values(view).get(ids.INPUT_THREAD_NAME) or "")
-        if check_thread_name(name):
+        code = check_thread_name(name)
+        if code:
             # The language (a Slack call) only to word the error: nothing slow before the
             # ack of a valid name.
-            problem = rename.name_problem(name, deps.lang_of(user_id)) or ""
-            ack(response_action="errors", errors={ids.INPUT_THREAD_NAME: problem})
+            errors = field_errors.thread_name(code=code, lang=deps.lang_of(user_id))
+            ack(response_action="errors", errors=errors)
             return
         ack()
         metadata = load_metadata(view.get("private_metadata"))
