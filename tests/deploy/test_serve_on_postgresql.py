@@ -80,7 +80,7 @@ def test_serve_refuses_a_schema_behind_then_runs_a_brief_after_db_upgrade(
         )
         assert submitted.errors == {}
         root = _wait(lambda: next(iter(_ready_roots(outside)), None), "the results")
-        assert root["reply_count"] == 2
+        assert root["reply_count"] == 3  # the gallery of both variants, then each in full
         assert first.terminate() == 0
     finally:
         first.kill()

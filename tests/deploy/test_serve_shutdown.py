@@ -151,10 +151,11 @@ def test_sigterm_mid_run_finishes_in_flight_work_and_a_restart_posts_once(
             ),
             "the results after the restart",
         )
-        assert root["reply_count"] == 2
+        assert root["reply_count"] == 3  # the gallery of both variants, then each in full
         thread = emu.messages(outside.channel, thread_ts=root["ts"])
-        variants = [m for m in thread[1:] if (m.get("metadata") or {}).get("event_payload")]
-        numbers = sorted(m["metadata"]["event_payload"]["variant_no"] for m in variants)
+        payloads = [(m.get("metadata") or {}).get("event_payload") or {} for m in thread[1:]]
+        assert [p.get("role") for p in payloads] == ["gallery", "variant", "variant"]
+        numbers = sorted(p["variant_no"] for p in payloads if p.get("role") == "variant")
         assert numbers == [1, 2]
         assert len(emu.messages(outside.channel)) == 1  # one root, nothing posted twice
         assert outside.sandbox.counters.get("POST /v1/generation-runs") == 1

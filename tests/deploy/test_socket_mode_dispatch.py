@@ -197,10 +197,11 @@ def test_a_brief_runs_end_to_end_over_socket_mode(socket_world: SocketWorld) -> 
     assert submitted.errors == {}
     _wait(
         lambda: any(
-            "are ready" in m.get("text", "") and m.get("reply_count") == 2
+            # the gallery of both variants, then each in full
+            "are ready" in m.get("text", "") and m.get("reply_count") == 3
             for m in emu.messages(channel)
         ),
-        "two variants posted in the thread",
+        "two variants (and their gallery) posted in the thread",
     )
 
 
