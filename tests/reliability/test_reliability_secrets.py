@@ -85,7 +85,13 @@ def test_tokens_survive_key_rotation_and_no_secret_is_left_anywhere(
     send_brief_by_modal(stage, ALICE, "[z01] Instagram post for the trail days", variants=2)
     wait_for(lambda: finished(stage, "[z01]", 2), what="the first result")
     root = roots_by_tag(stage, TAG)["[z01]"][0]
-    variant = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    thread = stage.emu.messages(stage.channel, thread_ts=root["ts"])
+    # The first variant in full (the gallery of both comes before it).
+    variant = next(
+        m
+        for m in thread
+        if (m.get("metadata") or {}).get("event_payload", {}).get("role") == "variant"
+    )
     stage.slack.press_button(variant, t("variant.refresh", "en"), user_id=ALICE)
     wait_for(lambda: stage.sandbox.counters.get("POST /v1/assets/urls") == 2, what="a re-mint")
     # A kill while a brief is in flight: recovery's own logging is scanned too.

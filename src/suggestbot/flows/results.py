@@ -256,16 +256,34 @@ def refresh_preview(deps: Deps, *, request_id: str, variant_no: int, channel: st
     return True
 
 
+def _from_the_run(deps: Deps, req: Request, variant_no: int) -> tuple[Suggestion, int] | None:
+    """Variant ``variant_no`` of the request's finished run and how many there are, if any."""
+    if not req.run_id:
+        return None
+    run = deps.content.get_run(run_id=req.run_id)
+    if run.suggestion_set_id is None:
+        return None
+    suggestions = deps.content.get_suggestion_set(id=run.suggestion_set_id).suggestions
+    found = next((s for s in suggestions if s.variant_no == variant_no), None)
+    return None if found is None else (found, len(suggestions))
+
+
 def copy_text(deps: Deps, *, request_id: str, variant_no: int, lang: str) -> list[Message] | None:
     """A posted variant's plain text, ready to copy (None when the variant is not known)."""
     req = deps.records.requests.get(request_id)
-    known = (
-        None if req is None else next((v for v in req.variants if v.variant_no == variant_no), None)
-    )
-    if req is None or known is None:
+    if req is None:
         return None
-    suggestion = deps.content.get_suggestion(id=known.suggestion_id)
-    variant = to_variant(suggestion, total=len(req.variants), urls={}, request_id=req.id)
+    known = next((v for v in req.variants if v.variant_no == variant_no), None)
+    if known is not None:
+        suggestion, total = deps.content.get_suggestion(id=known.suggestion_id), len(req.variants)
+    else:
+        # The gallery is posted before the variants are recorded: a press that quick is
+        # answered from the run's set, which is what the gallery shows.
+        found = _from_the_run(deps, req, variant_no)
+        if found is None:
+            return None
+        suggestion, total = found
+    variant = to_variant(suggestion, total=total, urls={}, request_id=req.id)
     return build_copy_text(
         lang=lang,
         title=card_title(lang=lang, variant=variant),
