@@ -15,7 +15,7 @@ from suggestbot.flows import home, interactions, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests.content import pair_of, render
 from suggestbot.flows.digests.schedule import Schedule, from_epoch, next_fire
-from suggestbot.flows.inspiration import Asker, Pair, image_url, read_newest
+from suggestbot.flows.inspiration import Asker, Pair, image_url, read_newest, tell
 from suggestbot.store.records import Digest
 from suggestbot.ui.blocks.digest_notices import (
     added_text,
@@ -26,7 +26,6 @@ from suggestbot.ui.blocks.digest_notices import (
 )
 from suggestbot.ui.blocks.digests import build_digest_list
 from suggestbot.ui.blocks.inspiration_notices import build_content_unavailable
-from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
 
@@ -110,16 +109,6 @@ def find(deps: Deps, asker: Asker, ref: str) -> Digest | None:
             if d.team_id == asker.team_id and d.channel_id == asker.channel_id
         ]
     return matches[0] if len(matches) == 1 else None
-
-
-def tell(deps: Deps, asker: Asker, message: Message) -> None:
-    slackio.notify(
-        deps,
-        user_id=asker.user_id,
-        channel_id=asker.channel_id,
-        message=message,
-        response_url=asker.response_url,
-    )
 
 
 def tell_not_found(deps: Deps, asker: Asker, ref: str) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from suggestbot.store.records import Digest
-from suggestbot.ui.blocks.digests import slack_date, weekday_names
+from suggestbot.ui.blocks.digests import digest_fields, slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.text import escape_mrkdwn
@@ -24,13 +24,7 @@ def added_text(*, lang: str, digest: Digest, next_fire: datetime | None) -> str:
     return t(
         "digest.added",
         lang,
-        id=digest.id,
-        segment=escape_mrkdwn(digest.segment_name),
-        use_case=escape_mrkdwn(digest.use_case_name),
-        time=digest.time,
-        tz=digest.tz,
-        days=weekday_names(digest.weekdays, lang),
-        channel=digest.channel_id,
+        **digest_fields(digest, lang=lang),
         next=slack_date(next_fire.timestamp()) if next_fire else "—",
     )
 

@@ -53,6 +53,19 @@ def weekday_names(days: Sequence[int], lang: str) -> str:
     return ", ".join(t(f"digest.weekday.{d}", lang) for d in chosen)
 
 
+def digest_fields(digest: Digest, *, lang: str) -> dict[str, str]:
+    """What every sentence about a digest names: its id, what, where and when."""
+    return {
+        "id": digest.id,
+        "segment": escape_mrkdwn(digest.segment_name),
+        "use_case": escape_mrkdwn(digest.use_case_name),
+        "time": digest.time,
+        "tz": digest.tz,
+        "days": weekday_names(digest.weekdays, lang),
+        "channel": digest.channel_id,
+    }
+
+
 def build_digest_modal(
     *,
     lang: str,
@@ -200,17 +213,7 @@ def describe(digest: Digest, *, lang: str, next_fire: datetime | None) -> str:
 
     ``next_fire`` is when an active digest posts next (None: never, with no weekday chosen).
     """
-    what = t(
-        "digest.line",
-        lang,
-        id=digest.id,
-        segment=escape_mrkdwn(digest.segment_name),
-        use_case=escape_mrkdwn(digest.use_case_name),
-        time=digest.time,
-        tz=digest.tz,
-        days=weekday_names(digest.weekdays, lang),
-        channel=digest.channel_id,
-    )
+    what = t("digest.line", lang, **digest_fields(digest, lang=lang))
     channel = digest.channel_id
     if digest.paused:
         reason = digest.paused_reason

@@ -45,20 +45,29 @@ def register(app: App, deps: Deps) -> None:
         interactions.on_action(action, work)
 
 
+def _connect_first(
+    deps: Deps, body: dict[str, Any], *, team_id: str, user_id: str, channel: str
+) -> bool:
+    """Someone not connected yet gets the connect modal instead (True) from the same press."""
+    if linking.is_linked(deps, team_id=team_id, user_id=user_id):
+        return False
+    linking.open_connect_modal(
+        deps,
+        trigger_id=body["trigger_id"],
+        user_id=user_id,
+        channel_id=channel,
+        response_url=body.get("response_url"),
+    )
+    return True
+
+
 def _open_refine(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = acting_user(body)
     place = button_place(body)
     channel, thread_ts = place.channel, place.thread_ts
     if not (channel and thread_ts):
         return
-    if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
-        linking.open_connect_modal(
-            deps,
-            trigger_id=body["trigger_id"],
-            user_id=user_id,
-            channel_id=channel,
-            response_url=body.get("response_url"),
-        )
+    if _connect_first(deps, body, team_id=team_id, user_id=user_id, channel=channel):
         return
     lang = deps.lang_of(user_id)
     try:
@@ -92,14 +101,7 @@ def _open_rename(deps: Deps, body: dict[str, Any]) -> None:
     channel, _, thread_ts = action_value(body).partition(":")  # the binding's key
     if not (channel and thread_ts):
         return
-    if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
-        linking.open_connect_modal(
-            deps,
-            trigger_id=body["trigger_id"],
-            user_id=user_id,
-            channel_id=channel,
-            response_url=body.get("response_url"),
-        )
+    if _connect_first(deps, body, team_id=team_id, user_id=user_id, channel=channel):
         return
     rename.open_modal(
         deps, trigger_id=body["trigger_id"], user_id=user_id, channel=channel, thread_ts=thread_ts
