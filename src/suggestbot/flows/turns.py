@@ -98,7 +98,6 @@ def post_turn(deps: Deps, req: Request, run: GenerationRun) -> None:
         ts = slackio.post(deps, channel=channel, message=messages[0], thread_ts=req.thread_ts)
     else:
         slackio.update(deps, channel=channel, ts=ts, message=messages[0])
-        live_status.clear(deps, req=req)  # replaced in place: no reply ended the line
     for index, extra in enumerate(messages[1:], start=1):
         if deps.records.posts.put_if_absent(f"{req.id}:turn:{index}", PostMark(ts=None)):
             slackio.post(deps, channel=channel, message=extra, thread_ts=req.thread_ts)
@@ -124,6 +123,11 @@ def post_turn(deps: Deps, req: Request, run: GenerationRun) -> None:
         ),
     )
     log.info("refinement %s posted as turn %d", req.id, turn)
+    if req.root_ts is not None:
+        # The status reply was replaced in place, so no reply ended the line: clear it, but
+        # only now. A reply to the new turn finds the thread moved on, and is not held while
+        # this call waits behind the acks in flight.
+        live_status.clear(deps, req=req)
     if binding is not None:
         threads.refresh_root(deps, binding)
 
