@@ -228,6 +228,16 @@ class _Checker:
     def fail(self, message: str, pointer: str) -> None:
         self.errors.append(f"[ERROR] {message} [json-pointer:{pointer}]")
 
+    def items(self, value: Any, ptr: str, most: int) -> list[Any] | None:
+        """A block's list of elements: non-empty (else None, refused) and at most ``most``
+        long (longer is refused, but its items are still checked, as Slack reports them all)."""
+        if not isinstance(value, list) or not value:
+            self.fail("must provide a non-empty array", ptr)
+            return None
+        if len(value) > most:
+            self.fail(f"no more than {most} items allowed", ptr)
+        return value
+
     # -- views --------------------------------------------------------------------------
     def view(self, view: Any, ptr: str) -> None:
         if not isinstance(view, dict):
@@ -316,12 +326,9 @@ class _Checker:
         return None
 
     def _block_context(self, block: dict[str, Any], ptr: str) -> None:
-        elements = block.get("elements")
-        if not isinstance(elements, list) or not elements:
-            self.fail("must provide a non-empty array", f"{ptr}/elements")
+        elements = self.items(block.get("elements"), f"{ptr}/elements", MAX_CONTEXT_ELEMENTS)
+        if elements is None:
             return
-        if len(elements) > MAX_CONTEXT_ELEMENTS:
-            self.fail(f"no more than {MAX_CONTEXT_ELEMENTS} items allowed", f"{ptr}/elements")
         for index, element in enumerate(elements):
             eptr = f"{ptr}/elements/{index}"
             if isinstance(element, dict) and element.get("type") == "image":
@@ -330,12 +337,9 @@ class _Checker:
                 self.text(element, eptr, MAX_SECTION_TEXT)
 
     def _block_actions(self, block: dict[str, Any], ptr: str) -> None:
-        elements = block.get("elements")
-        if not isinstance(elements, list) or not elements:
-            self.fail("must provide a non-empty array", f"{ptr}/elements")
+        elements = self.items(block.get("elements"), f"{ptr}/elements", MAX_ACTIONS_ELEMENTS)
+        if elements is None:
             return
-        if len(elements) > MAX_ACTIONS_ELEMENTS:
-            self.fail(f"no more than {MAX_ACTIONS_ELEMENTS} items allowed", f"{ptr}/elements")
         action_ids: set[str] = set()
         for index, element in enumerate(elements):
             self.element(element, f"{ptr}/elements/{index}", _ACCESSORIES, action_ids)

@@ -97,6 +97,8 @@ class Checker(Protocol):
 
     def fail(self, message: str, pointer: str) -> None: ...
 
+    def items(self, value: Any, ptr: str, most: int) -> list[Any] | None: ...
+
     def block(self, block: Any, ptr: str) -> None: ...
 
     def element(self, element: Any, ptr: str, allowed: frozenset[str], ids: set[str]) -> None: ...
@@ -128,12 +130,9 @@ def check_card(checker: Checker, block: dict[str, Any], ptr: str) -> None:
         else:
             _image_element(checker, icon, f"{ptr}/icon")
     if "actions" in block:
-        actions = block["actions"]
-        if not isinstance(actions, list) or not actions:
-            checker.fail("must provide a non-empty array", f"{ptr}/actions")
+        actions = checker.items(block["actions"], f"{ptr}/actions", MAX_CARD_ACTIONS)
+        if actions is None:
             return
-        if len(actions) > MAX_CARD_ACTIONS:
-            checker.fail(f"no more than {MAX_CARD_ACTIONS} items allowed", f"{ptr}/actions")
         ids: set[str] = set()
         for index, element in enumerate(actions):
             checker.element(element, f"{ptr}/actions/{index}", _BUTTONS_ONLY, ids)
@@ -155,12 +154,9 @@ def check_carousel(checker: Checker, block: dict[str, Any], ptr: str) -> None:
 
 
 def check_context_actions(checker: Checker, block: dict[str, Any], ptr: str) -> None:
-    elements = block.get("elements")
-    if not isinstance(elements, list) or not elements:
-        checker.fail("must provide a non-empty array", f"{ptr}/elements")
+    elements = checker.items(block.get("elements"), f"{ptr}/elements", MAX_CONTEXT_ACTIONS)
+    if elements is None:
         return
-    if len(elements) > MAX_CONTEXT_ACTIONS:
-        checker.fail(f"no more than {MAX_CONTEXT_ACTIONS} items allowed", f"{ptr}/elements")
     ids: set[str] = set()
     for index, element in enumerate(elements):
         eptr = f"{ptr}/elements/{index}"
