@@ -14,14 +14,44 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Self
+from typing import NamedTuple, Self
 
+from suggestbot.store import codec
 from suggestbot.store.codec import Record
 
 _TABLE_NAME = re.compile(r"[a-z_]+")
 
 Updater = Callable[[Record | None], Record | None]
 """Read-modify-write step for :meth:`Store.update`: old record (None if absent) -> new or None."""
+
+
+class UpdatePlan(NamedTuple):
+    """What :meth:`Store.update_many` returns, and what it must write and delete."""
+
+    results: dict[str, Record | None]
+    puts: dict[str, Record]
+    deletes: list[str]
+
+
+def plan_updates(olds: Mapping[str, Record], updates: Mapping[str, Updater]) -> UpdatePlan:
+    """Run each updater on its old record (absent: None) and sort the outcome into writes and
+    deletes; a record an updater left as it was is not written again. Every backend's
+    ``update_many`` runs this while it holds its lock, so they all agree on what changes."""
+    plan = UpdatePlan(results={}, puts={}, deletes=[])
+    for key, fn in updates.items():
+        old = olds.get(key)
+        # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
+        old_text = None if old is None else codec.encode(old)
+        new = fn(old)
+        plan.results[key] = new
+        if new is None:
+            if old is not None:
+                plan.deletes.append(key)
+        # Encoding rejects a bad value before anything is written. Compare encodings, not
+        # dicts: True == 1 in Python but not in the stored JSON.
+        elif codec.encode(new) != old_text:
+            plan.puts[key] = new
+    return plan
 
 
 def check_table_name(table: str) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 
 from suggestbot.store import codec
-from suggestbot.store.base import Store, Updater, check_key, check_table_name
+from suggestbot.store.base import Store, Updater, check_key, check_table_name, plan_updates
 from suggestbot.store.codec import Record
 
 
@@ -134,26 +134,10 @@ class LocalStore(Store):
     def _update_many_locked(
         self, table: str, updates: Mapping[str, Updater]
     ) -> dict[str, Record | None]:
-        results: dict[str, Record | None] = {}
-        puts: dict[str, Record] = {}
-        deletes: list[str] = []
-        olds = self._raw_get_many(table, updates)
-        for key, fn in updates.items():
-            old = olds.get(key)
-            # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
-            old_text = None if old is None else codec.encode(old)
-            new = fn(old)
-            results[key] = new
-            if new is None:
-                if old is not None:
-                    deletes.append(key)
-            # Encoding rejects a bad value before anything is written. Compare encodings,
-            # not dicts: True == 1 in Python but not in the stored JSON.
-            elif codec.encode(new) != old_text:
-                puts[key] = new
-        if puts or deletes:
-            self._raw_write_many(table, puts, deletes)
-        return results
+        plan = plan_updates(self._raw_get_many(table, updates), updates)
+        if plan.puts or plan.deletes:
+            self._raw_write_many(table, plan.puts, plan.deletes)
+        return plan.results
 
     def _check_keys(self, table: str, keys: Collection[str]) -> None:
         check_table_name(table)

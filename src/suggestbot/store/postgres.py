@@ -48,7 +48,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.sql.elements import ColumnElement
 
 from suggestbot.store import codec, pg_migrations
-from suggestbot.store.base import Store, Updater, check_key, check_table_name
+from suggestbot.store.base import Store, Updater, check_key, check_table_name, plan_updates
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED
@@ -344,29 +344,15 @@ class PostgresStore(Store):
 
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
         target = self._check(table, updates)
-        results: dict[str, Record | None] = {}
         with self._transaction() as connection:
             self._lock(connection, target, updates)
             olds = self._read(connection, target, list(updates), for_update=True)
-            puts: dict[str, Record] = {}
-            deletes: list[str] = []
-            for key, fn in updates.items():
-                old = olds.get(key)
-                # Encoded before ``fn`` runs: it may change ``old`` in place and return it.
-                old_text = None if old is None else codec.encode(old)
-                new = fn(old)
-                results[key] = new
-                if new is None:
-                    if old is not None:
-                        deletes.append(key)
-                # Compare encodings, not dicts: True == 1 in Python but not in stored JSON.
-                elif codec.encode(new) != old_text:
-                    puts[key] = new
-            if puts:
-                self._upsert(connection, target, puts)
-            if deletes:
-                self._delete(connection, target, deletes)
-        return results
+            plan = plan_updates(olds, updates)
+            if plan.puts:
+                self._upsert(connection, target, plan.puts)
+            if plan.deletes:
+                self._delete(connection, target, plan.deletes)
+        return plan.results
 
     def close(self) -> None:
         if not self._closed:
