@@ -121,7 +121,9 @@ class Stage:
             self.settings(), poll_scale=self.poll_scale, crash_point=self.crash_point
         ).start()
         server = BackgroundServer(
-            build_http_app(runtime.app, health=runtime.health), port=self._app_port, name="app"
+            build_http_app(runtime.app, health=runtime.health, ready=runtime.ready),
+            port=self._app_port,
+            name="app",
         ).start()
         self._app_port = server.port
         self.runtime, self._app_server = runtime, server

@@ -25,6 +25,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
+from suggestbot import metrics
 from suggestbot.contentapi import (
     ContentApiError,
     GenerationRun,
@@ -83,6 +84,7 @@ def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
         log.warning("polling request %s: unexpected %s; polling again later", request_id, exc)
         _again(deps, req, due_at, read_at=time.time())
         return
+    metrics.observe_poll(due_at=due_at, read_at=time.time())
     settle(deps, request_id, run, due_at=due_at, read_at=time.time())
 
 
@@ -128,6 +130,7 @@ def sweep(
     found = _read_listing(deps, watched, finished_elsewhere, deadline)
     for run_id, (req, at) in watched.items():
         met = found.get(run_id)
+        metrics.observe_poll(due_at=at, read_at=met[1] if met else None)
         if met is None:
             alone(req, at)
         elif _needs_settling(req, met[0]):

@@ -1,4 +1,5 @@
-"""HTTP mode: Slack's requests arrive at ``/slack/events``; operators probe ``/healthz``.
+"""HTTP mode: Slack's requests arrive at ``/slack/events``; operators probe ``/healthz``,
+``/livez`` and ``/readyz`` and scrape ``/metrics``.
 
 Bolt's bundled ASGI and Starlette adapters call the synchronous ``App.dispatch`` on the event
 loop, so one slow dispatch would hold up every other request's ack. Here each dispatch runs in
@@ -11,6 +12,7 @@ gets the body already parsed (:mod:`~suggestbot.slackapp.bolt_body`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from suggestbot import metrics
 from suggestbot.slackapp.bolt_body import ParsedBodyRequest
 from suggestbot.slackapp.inbound import Refused, admit, log_refusal
 
@@ -38,6 +41,7 @@ def build_http_app(
     health: HealthCheck | None = None,
     events: bool = True,
     signing_secret: str | None = None,
+    ready: HealthCheck | None = None,
 ) -> Starlette:
     """The ASGI app serving ``app`` (and its OAuth flow, when it has one) plus ``/healthz``.
 
@@ -48,6 +52,9 @@ def build_http_app(
             socket and the app checks no signatures: the HTTP route would accept forgeries.
         signing_secret: checks ``/slack/events`` requests; by default the one ``app`` was
             built with.
+        ready: returns ``{"ok": bool, ...}`` for ``/readyz`` (503 when not ok); ``/livez``
+            always answers 200 while the process serves, and ``/metrics`` gives the process's
+            Prometheus metrics.
     """
     secret = signing_secret or _signing_secret_of(app)
     if events and not secret:
@@ -65,7 +72,13 @@ def build_http_app(
             query=request.url.query,
             headers=dict(request.headers),
         )
+        started = time.perf_counter()
         bolt_response = await run_in_threadpool(app.dispatch, bolt_request)
+        metrics.observe_ack(
+            kind=metrics.ack_kind(admitted.body),
+            status=bolt_response.status,
+            seconds=time.perf_counter() - started,
+        )
         return to_starlette_response(bolt_response)
 
     async def install(request: Request) -> Response:
@@ -92,10 +105,24 @@ def build_http_app(
         report = await run_in_threadpool(health) if health else {"ok": True}
         return JSONResponse(report, status_code=200 if report.get("ok") else 503)
 
+    async def livez(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def readyz(request: Request) -> Response:
+        report = await run_in_threadpool(ready) if ready else {"ok": True}
+        return JSONResponse(report, status_code=200 if report.get("ok") else 503)
+
+    async def metrics_text(request: Request) -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type)
+
     routes = [
         Route(INSTALL_PATH, install, methods=["GET"]),
         Route(REDIRECT_PATH, oauth_redirect, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/livez", livez, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_text, methods=["GET"]),
     ]
     if events:
         routes.append(Route(EVENTS_PATH, slack_events, methods=["POST"]))
