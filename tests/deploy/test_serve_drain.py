@@ -9,7 +9,6 @@ import re
 from pathlib import Path
 
 import httpx
-from serve_process import ServeProcess
 from test_serve_shutdown import ALICE, SIGNING_SECRET, Outside, _refuses_connections, _wait, outside
 
 from pg_cluster import PgCluster

@@ -172,18 +172,14 @@ class Balancer:
                     self.forwarded.append(
                         Forwarded(index, request.url.path, answer.status_code, len(tried) - 1)
                     )
-                kept = {
-                    k: v for k, v in answer.headers.items() if k.lower() not in HOP_HEADERS
-                }
+                kept = {k: v for k, v in answer.headers.items() if k.lower() not in HOP_HEADERS}
                 kept.pop("content-encoding", None)
                 return Response(answer.content, status_code=answer.status_code, headers=kept)
             with self._lock:
                 self.failures.append(f"{path}: no replica ready (tried {sorted(tried)})")
             return Response("no replica is ready", status_code=503)
 
-        return Starlette(
-            routes=[Route("/{path:path}", forward, methods=["GET", "POST", "HEAD"])]
-        )
+        return Starlette(routes=[Route("/{path:path}", forward, methods=["GET", "POST", "HEAD"])])
 
     async def _send(
         self, index: int, method: str, path: str, headers: dict[str, str], body: bytes

@@ -3,6 +3,7 @@ brief modal prefilled with the text."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from suggestbot.contentapi.checks import check_brief
@@ -10,11 +11,18 @@ from suggestbot.flows import brief, linking
 from suggestbot.flows.brief_modal import open_brief_modal, quick_request
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners.askers import answer_command
+from suggestbot.store import StoreUnavailable
 from suggestbot.store.records import HeldInput
 from suggestbot.ui import field_errors
 from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
 from suggestbot.ui.blocks.notices import build_connect_needed, build_returned_text
 from suggestbot.ui.payloads import parse_command
+
+log = logging.getLogger(__name__)
+
+# When a recorded brief's send meets an unreachable store: the first try again (the send
+# timer backs off from there).
+STORE_RETRY_S = 1.0
 
 
 def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
@@ -43,8 +51,19 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
 
 
 def launch(deps: Deps, request_id: str, response_url: str | None) -> None:
-    """Send a brief recorded before the ack."""
-    brief.launch(deps, request_id, response_url=response_url)
+    """Send a brief recorded before the ack.
+
+    If the store goes away meanwhile (a database restarting), the send timer finishes it once
+    the store is back — post the root if missing, then send, adopting a run already created —
+    as recovery does after a crash, so the recorded brief does not wait for the next start.
+    """
+    try:
+        brief.launch(deps, request_id, response_url=response_url)
+    except StoreUnavailable:
+        log.warning(
+            "request %s: the store cannot be reached; sending it once it is back", request_id
+        )
+        deps.timers.send_later(request_id, at=deps.clock() + STORE_RETRY_S * deps.poll_scale)
 
 
 def send(deps: Deps, body: dict[str, Any], rest: str) -> None:
