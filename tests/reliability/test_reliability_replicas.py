@@ -5,8 +5,11 @@ database restart mid-load loses nothing.
 The replicas are real ``suggestbot serve`` processes (see ``cluster_harness``) behind the
 loopback balancer (``balancer``), on the sandbox and the Slack emulator as everywhere in this
 suite. Until work claiming lands, every replica runs every timer (each polls the runs it
-watches, each runs the digest wave): posts stay exactly once through the posting intents and
-the delivery log in the database, which is what these tests hold the replicas to.
+watches, each runs the digest wave): Slack deliveries are de-duplicated through the delivery log
+in the database and posts through the posting intents. The intents leave one window open — a
+replica that finds another's intent while that one is still posting posts too — so a replica
+restarted here (which resumes every run in flight, also those the other replica watches) could
+double a variant; these tests would then fail, as they should, until work claiming closes it.
 """
 
 from __future__ import annotations
