@@ -23,14 +23,20 @@ log = logging.getLogger(__name__)
 
 def answer(deps: Deps, body: dict[str, Any]) -> BoltResponse:
     """The response to ``body``, a delivery that arrived while the store was unreachable."""
-    command = body.get("command")
-    if not isinstance(command, str) or body.get("type") is not None:
+    if not isinstance(body.get("command"), str) or body.get("type") is not None:
         log.warning("the store cannot be reached: answered a Slack delivery with 503")
         return BoltResponse(status=503, body="")
-    log.warning("the store cannot be reached: handed a slash command back to send again")
-    typed = f"{command} {body.get('text') or ''}".strip()
-    message = build_outage_answer(lang=deps.lang_of(str(body.get("user_id") or "")), typed=typed)
-    reply = {"response_type": "ephemeral", "text": message.text, "blocks": message.blocks}
     return BoltResponse(
-        status=200, body=json.dumps(reply), headers={"content-type": "application/json"}
+        status=200,
+        body=json.dumps(command_reply(deps, body)),
+        headers={"content-type": "application/json"},
     )
+
+
+def command_reply(deps: Deps, body: dict[str, Any]) -> dict[str, Any]:
+    """The ephemeral ack of a slash command that could not be recorded: what happened, and
+    the command exactly as typed (``ack(**command_reply(...))`` in a listener)."""
+    log.warning("the store cannot be reached: handed a slash command back to send again")
+    typed = f"{body.get('command') or ''} {body.get('text') or ''}".strip()
+    message = build_outage_answer(lang=deps.lang_of(str(body.get("user_id") or "")), typed=typed)
+    return {"response_type": "ephemeral", "text": message.text, "blocks": message.blocks}
