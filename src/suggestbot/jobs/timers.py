@@ -220,8 +220,15 @@ class SchedulerTimers:
             self._run,
             job,
             request_id,
-            lambda rid, delay: self.watch_run(rid, delay_s=delay),
+            self._watch_again,
         )
+
+    def _watch_again(self, request_id: str, delay_s: float) -> None:
+        """A worker's poll failed: poll again later. Released first, since a job that failed
+        before its poll began (its request could not even be read, the store being away) never
+        released it, and a busy request's next poll would wait for that release for good."""
+        self.watching.release([request_id])
+        self.watch_run(request_id, delay_s=delay_s)
 
     def _retry_later(self, deps: Deps, due: list[Due]) -> None:
         """Polls that failed unexpectedly, and were not rescheduled, come back in a while
