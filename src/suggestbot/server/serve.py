@@ -134,7 +134,11 @@ def main(argv: list[str]) -> int:
             log.info("serving Slack at http://%s:%d/slack/events", args.host, http.port)
         if runtime.tenancy is not None:
             log.info("installs at http://%s:%d/slack/install", args.host, http.port)
-        stop.wait()
+        # In short waits, not one: a signal the kernel hands to another thread only sets a flag,
+        # and the main thread runs Python's handler only when it wakes up (an untimed wait on a
+        # lock may never wake, and the SIGTERM would go unanswered).
+        while not stop.wait(timeout=0.2):
+            pass
         runtime.readiness.drain()
         if not args.socket_mode:
             grace = settings.suggestbot_drain_seconds
