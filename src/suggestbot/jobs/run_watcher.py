@@ -30,6 +30,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
+from suggestbot import metrics
 from suggestbot.contentapi import (
     ContentApiError,
     GenerationRun,
@@ -93,6 +94,7 @@ def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
         log.warning("polling request %s: unexpected %s; polling again later", request_id, exc)
         _again(deps, req, due_at, read_at=time.time())
         return
+    metrics.observe_poll(due_at=due_at, read_at=time.time())
     settle(deps, request_id, run, due_at=due_at, read_at=time.time())
 
 
@@ -220,6 +222,7 @@ def _act_on_page(
         entry = watched.pop(run.id, None)
         if entry is not None:
             req, at, _ = entry
+            metrics.observe_poll(due_at=at, read_at=arrived)
             if _needs_settling(req, run):
                 hand_over(req.id, run)
                 handed.add(req.id)

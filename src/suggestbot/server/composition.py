@@ -19,10 +19,10 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import RetryHandler
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
 
+from suggestbot import metrics
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
@@ -34,6 +34,8 @@ from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.server.builtin_sandbox import EmbeddedSandbox
 from suggestbot.server.health import Health, ServiceProbe, probe_client
+from suggestbot.server.readiness import Readiness
+from suggestbot.server.slack_retries import CountedRateLimitRetryHandler
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
@@ -52,7 +54,7 @@ def slack_retry_handlers() -> list[RetryHandler]:
     """Ride out Slack's 429s (honouring Retry-After), 5xx and connection resets."""
     return [
         ConnectionErrorRetryHandler(max_retry_count=2),
-        RateLimitErrorRetryHandler(max_retry_count=5),
+        CountedRateLimitRetryHandler(max_retry_count=5),
         ServerErrorRetryHandler(max_retry_count=3),
     ]
 
@@ -203,6 +205,8 @@ class Runtime:
             service=ServiceProbe(self._probe_read(injected)),
             secrets=self.keys.status,
         )
+        self.readiness = Readiness(store=self.store)
+        metrics.watch_runs(lambda: len(self.timers.watching))
 
     def _service_client(self) -> ContentClient:
         s = self.settings
@@ -288,6 +292,10 @@ class Runtime:
     def health(self) -> dict[str, Any]:
         """The ``/healthz`` report (see :mod:`suggestbot.server.health`)."""
         return self._health.report()
+
+    def ready(self) -> dict[str, Any]:
+        """The ``/readyz`` report (see :mod:`suggestbot.server.readiness`)."""
+        return self.readiness.report()
 
     def __enter__(self) -> Runtime:
         return self.start()

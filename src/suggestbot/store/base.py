@@ -132,6 +132,14 @@ class Store(ABC):
         The functions run while the store is locked; if one raises, nothing changes.
         """
 
+    def check_ready(self) -> None:
+        """Raise (:class:`~suggestbot.store.errors.StoreError`) unless the store can serve now.
+
+        What a readiness probe asks: a cheap read here; a database also checks that its schema
+        is this version's.
+        """
+        self.get("health", "ready")
+
     @abstractmethod
     def close(self) -> None:
         """Release the backend; later calls raise RuntimeError."""

@@ -197,6 +197,14 @@ class PostgresStore(Store):
         except sa_exc.SQLAlchemyError as exc:
             raise _translated(exc) from None
 
+    def check_ready(self) -> None:
+        """Reachable, and the schema is this version's (a replica started before a migration
+        it does not know is not ready)."""
+        try:
+            pg_migrations.check_current(self._engine)
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
     def __repr__(self) -> str:
         url = self._engine.url
         return f"PostgresStore(host={url.host!r}, database={url.database!r})"

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta
 
+from suggestbot import metrics
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.digests.content import GroupContent, GroupReads
@@ -190,6 +191,7 @@ class _Lane:
                     writes=writes,
                 )
             self._report.record(item.digest.id, outcome, late=item.occurrence.late)
+            metrics.observe_digest(outcome=outcome, fire_at=item.occurrence.fire_at.timestamp())
         writes.flush()
 
     def _readable(self, items: Sequence[Due]) -> list[tuple[Due, GroupContent]]:
