@@ -125,6 +125,21 @@ KV_RECORDS = Table(
     Column("value", JSON(), nullable=False),
 )
 
+WORK_LEASES = Table(
+    "work_leases",
+    metadata,
+    Column("queue", KEY_TYPE, primary_key=True),
+    Column("key", KEY_TYPE, primary_key=True),
+    Column("due_at", Float, nullable=False),
+    # When due while free, when the lease runs out while leased: the one indexed order a claim
+    # reads, so a claim walks only units that are due or whose lease is about to run out.
+    Column("ready_at", Float, nullable=False),
+    Column("owner", Text),
+    Column("lease_until", Float),
+    Index("ix_work_leases_ready", "queue", "ready_at"),
+)
+"""Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""
+
 TYPED: dict[str, TypedTable] = {
     typed.table.name: typed
     for typed in (
