@@ -16,7 +16,8 @@ def resume_all(deps: Deps) -> int:
     - ``new``/``sending``: root posted if missing, then sent (``sending`` first looks for a run
       the crash may already have created);
     - ``delayed``: sent at its ``send_after`` time;
-    - ``submitted``/``posting``: watched again at once (posting is exactly-once, see results).
+    - ``submitted``/``posting``: watched again at once, unless its poll is still scheduled in
+      the store (another replica watches it; posting is exactly-once, see results).
     """
     resumed = 0
     for req in list(deps.records.requests.values()):
@@ -25,7 +26,7 @@ def resume_all(deps: Deps) -> int:
         elif req.state == "delayed":
             deps.timers.send_later(req.id, at=req.send_after or deps.clock())
         elif req.state in ("submitted", "posting"):
-            deps.timers.watch_run(req.id, delay_s=0)
+            deps.timers.resume_watch(req.id)
         else:
             continue
         resumed += 1

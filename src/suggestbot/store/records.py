@@ -26,6 +26,7 @@ from suggestbot.store.base import Updater
 from suggestbot.store.conversation import LegacyCursor, ListState, PendingInstruction
 from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
 from suggestbot.store.offers import Offer, Watch
+from suggestbot.store.work_queue import WorkQueue
 from suggestbot.store.workspaces import (
     OAuthState,
     ServiceCredentials,
@@ -384,3 +385,6 @@ class Records:
             store, SERVICE_CREDENTIALS, ServiceCredentials
         )
         self.oauth_states: Table[OAuthState] = Table(store, "oauth_states", OAuthState)
+        # Units of deferred work, leased to one process at a time: the next poll of each
+        # watched run, keyed by request id.
+        self.run_polls = WorkQueue(store, "run_polls")
