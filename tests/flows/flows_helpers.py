@@ -65,6 +65,9 @@ class RecordingTimers:
     def send_later(self, request_id: str, *, at: float) -> None:
         self.sends.append((request_id, at))
 
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        self.sends.append((request_id, at))
+
     def cancel(self, request_id: str) -> None:
         self.cancelled.append(request_id)
 

@@ -47,6 +47,9 @@ class NotedTimers:
     def send_later(self, request_id: str, *, at: float) -> None:
         raise AssertionError("a poll never sends")
 
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        raise AssertionError("a poll never sends")
+
     def cancel(self, request_id: str) -> None:
         self.next_poll.pop(request_id, None)
 

@@ -31,6 +31,9 @@ class Timers(Protocol):
 
     def send_later(self, request_id: str, *, at: float) -> None: ...
 
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
+
     def cancel(self, request_id: str) -> None: ...
 
 

@@ -22,9 +22,9 @@ def resume_all(deps: Deps) -> int:
     resumed = 0
     for req in list(deps.records.requests.values()):
         if req.state in ("new", "sending"):
-            deps.timers.send_later(req.id, at=deps.clock())
+            deps.timers.resume_send(req.id, at=deps.clock())
         elif req.state == "delayed":
-            deps.timers.send_later(req.id, at=req.send_after or deps.clock())
+            deps.timers.resume_send(req.id, at=req.send_after or deps.clock())
         elif req.state in ("submitted", "posting"):
             deps.timers.resume_watch(req.id)
         else:

@@ -1,7 +1,8 @@
 """The flows' deferred work (:class:`~suggestbot.flows.deps.Timers`).
 
-- **Sends** (a brief waiting to be sent, or to be sent again) are one-shot jobs on the
-  scheduler, one job id per request (``request:<id>``).
+- **Sends** (a brief waiting to be sent, or to be sent again after ``Retry-After``) are units
+  of work in the store too (``records.run_sends``), claimed by one process once due (never
+  early) and run on the scheduler's workers (job id ``request:<id>``).
 - **Polls** of submitted runs are units of work in the store (``records.run_polls``), leased to
   one process at a time (``Store.claim_due``), so that several replicas on one database split
   the runs and never poll one twice at once. One watch thread claims what is due (plus what
@@ -121,6 +122,7 @@ class SchedulerTimers:
         self._thread: threading.Thread | None = None
         self.owner = owner_id()
         self._leased: set[str] = set()  # request ids whose poll this process holds
+        self._sending: set[str] = set()  # request ids whose send this process holds
         self._renewed_at = 0.0
 
     # --- the Timers protocol ----------------------------------------------------------------
@@ -141,11 +143,25 @@ class SchedulerTimers:
             self.watching.wake()
 
     def send_later(self, request_id: str, *, at: float) -> None:
+        """The send, written to the store for whichever replica claims it once due (this ends
+        this process's lease on an earlier send of it, if it held one)."""
         self._stop_polling(request_id)
-        self._scheduler.at(job_id(request_id), at - time.time(), self._send, request_id)
+        self._sends().schedule(request_id, due_at=at)
+        with self._lock:
+            self._sending.discard(request_id)
+        self.watching.wake()
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        """At start: send at ``at`` unless a send is already scheduled (or held by a live
+        replica)."""
+        if self._sends().schedule(request_id, due_at=at, if_absent=True):
+            self.watching.wake()
 
     def cancel(self, request_id: str) -> None:
         self._stop_polling(request_id)
+        self._sends().unschedule(request_id)
+        with self._lock:
+            self._sending.discard(request_id)
         self._scheduler.cancel(job_id(request_id))
 
     def _stop_polling(self, request_id: str) -> None:
@@ -154,10 +170,16 @@ class SchedulerTimers:
         self._forget_run(request_id)
 
     def _polls(self) -> WorkQueue:
+        return self._deps().records.run_polls
+
+    def _sends(self) -> WorkQueue:
+        return self._deps().records.run_sends
+
+    def _deps(self) -> Deps:
         deps = self.deps
         if deps is None:
             raise RuntimeError("SchedulerTimers used before its deps were attached")
-        return deps.records.run_polls
+        return deps
 
     def _drop(self, request_id: str) -> None:
         """This process no longer holds the request's poll (an idle local entry goes too)."""
@@ -240,6 +262,9 @@ class SchedulerTimers:
         try:
             if now - self._renewed_at >= RENEW_SHARE * lease_s:
                 self._renew(polls, now, lease_s)
+                self._renew_sends(deps.records.run_sends, now, lease_s)
+            if not self._stopping.is_set():
+                self._claim_sends(deps.records.run_sends, now, lease_s)
             claims = polls.claim_due(
                 owner=self.owner,
                 now=now,
@@ -254,6 +279,23 @@ class SchedulerTimers:
             with self._lock:
                 self._leased.add(claim.key)
             self.watching.put(claim.key, claim.due_at)
+
+    def _claim_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
+        """Sends due by now (never early: a ``Retry-After`` is kept), each run on a worker."""
+        claims = sends.claim_due(
+            owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=CLAIM_LIMIT
+        )
+        for claim in claims:
+            with self._lock:
+                self._sending.add(claim.key)
+            self._scheduler.at(job_id(claim.key), 0, self._send_claimed, claim.key)
+
+    def _renew_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
+        with self._lock:
+            sending = list(self._sending)
+        held = set(sends.renew(sending, owner=self.owner, now=now, lease_s=lease_s))
+        with self._lock:
+            self._sending.difference_update(set(sending) - held)
 
     def _renew(self, polls: WorkQueue, now: float, lease_s: float) -> None:
         with self._lock:
@@ -303,12 +345,15 @@ class SchedulerTimers:
             self._sweep(deps, team, due)
             with self._lock:
                 held = self._held.pop(team, None)
-                if not held or self._stopping.is_set():
+                over = not held or self._stopping.is_set()
+                if over:
                     self._sweeping.discard(team)
-                    if held:
-                        self._give_back(held)
-                        self.watching.release(item.request_id for item in held)
-                    return
+            if over:
+                if held:
+                    self._give_back(held)
+                    self.watching.release(item.request_id for item in held)
+                return
+            assert held is not None
             due = held
 
     def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
@@ -441,10 +486,23 @@ class SchedulerTimers:
 
     # --- sends ------------------------------------------------------------------------------
 
-    def _send(self, request_id: str) -> None:
-        self._run(
-            resume_one, request_id, lambda rid, delay: self.send_later(rid, at=time.time() + delay)
-        )
+    def _send_claimed(self, request_id: str) -> None:
+        """Run a claimed send; a send that scheduled no other is done."""
+        try:
+            self._run(
+                resume_one,
+                request_id,
+                lambda rid, delay: self.send_later(rid, at=time.time() + delay),
+            )
+        finally:
+            with self._lock:
+                held = request_id in self._sending
+                self._sending.discard(request_id)
+            if held:
+                try:
+                    self._sends().release(request_id, owner=self.owner, due_at=None)
+                except StoreError as exc:
+                    log.warning("could not end the send of %s (%s)", request_id, exc)
 
     def _run(
         self,

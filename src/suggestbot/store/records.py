@@ -388,3 +388,5 @@ class Records:
         # Units of deferred work, leased to one process at a time: the next poll of each
         # watched run, keyed by request id.
         self.run_polls = WorkQueue(store, "run_polls")
+        # A brief waiting to be sent (or sent again after Retry-After), keyed by request id.
+        self.run_sends = WorkQueue(store, "run_sends")
