@@ -407,3 +407,15 @@ def test_concurrent_claimers_get_disjoint_units(store: Store) -> None:
     results = run_concurrently(claim, threads=8)
     every = [key for got in results for key in got]
     assert sorted(every) == [f"u{n:03}" for n in range(200)]  # each exactly once
+
+
+def test_items_where_reads_the_records_whose_field_is_one_of_the_values(store: Store) -> None:
+    store.put("requests", "b", {"state": "submitted", "n": 1})
+    store.put("requests", "a", {"state": "new"})
+    store.put("requests", "c", {"state": "done"})
+    store.put("requests", "d", {"other": "submitted"})
+    store.put("runs", "e", {"state": "new"})  # another table, and one with no typed column
+    found = store.items_where("requests", "state", ["new", "submitted"])
+    assert found == [("a", {"state": "new"}), ("b", {"state": "submitted", "n": 1})]
+    assert store.items_where("runs", "state", {"new"}) == [("e", {"state": "new"})]
+    assert store.items_where("requests", "state", []) == []

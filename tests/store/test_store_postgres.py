@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import event, text
 from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
@@ -272,3 +272,36 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
         assert "Seq Scan" not in plan, plan
         claimed = store.claim_due("polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=9)
         assert [c.key for c in claimed] == [f"r{n}" for n in range(1, 10)]
+
+
+def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO requests (key, value, state) SELECT 'r' || n, "
+                    "json_build_object('state', 'done'), 'done' "
+                    "FROM generate_series(1, 20000) AS n"
+                )
+            )
+            connection.execute(text("ANALYZE requests"))
+        store.put("requests", "active", {"state": "submitted"})
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if "FROM requests" in statement:
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            found = store.items_where("requests", "state", ["new", "submitted"])
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        assert found == [("active", {"state": "submitted"})]
+        [(statement, params)] = issued
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert "ix_requests_state" in plan, plan
+        assert "Seq Scan" not in plan, plan

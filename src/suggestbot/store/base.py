@@ -73,6 +73,17 @@ class Store(ABC):
     def items(self, table: str) -> list[tuple[str, Record]]:
         """Return a snapshot of the table as ``(key, record)`` pairs sorted by key."""
 
+    def items_where(
+        self, table: str, field: str, values: Collection[str]
+    ) -> list[tuple[str, Record]]:
+        """The ``(key, record)`` pairs whose ``field`` is one of ``values``, sorted by key.
+
+        A backend with an index on the field reads only those (PostgreSQL's typed columns, such
+        as a request's ``state``); the single-process backends read the table.
+        """
+        wanted = set(values)
+        return [(key, rec) for key, rec in self.items(table) if rec.get(field) in wanted]
+
     @abstractmethod
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
         """Store ``value`` only if ``key`` is free; return whether it was stored.

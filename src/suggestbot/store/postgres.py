@@ -359,6 +359,19 @@ class PostgresStore(Store):
             )
             return [(key, value) for key, value in rows]
 
+    def items_where(
+        self, table: str, field: str, values: Collection[str]
+    ) -> list[tuple[str, Record]]:
+        target = self._check(table)
+        if target.typed is None or field not in target.typed.extract:
+            return super().items_where(table, field, values)
+        t = target.table
+        query = (
+            select(t.c.key, t.c.value).where(t.c[field].in_(sorted(set(values)))).order_by(t.c.key)
+        )
+        with self._transaction() as connection:
+            return [(key, value) for key, value in connection.execute(query)]
+
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
         codec.encode(value)
         return bool(self.put_many_if_absent(table, {key: value}))

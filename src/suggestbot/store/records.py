@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
@@ -262,6 +262,11 @@ class View(Generic[T]):
     def values(self) -> Iterator[T]:
         for _, record in self.items():
             yield record
+
+    def where(self, field: str, values: Collection[str]) -> Iterator[T]:
+        """The records whose ``field`` is one of ``values`` (read by index where there is one)."""
+        for _, raw in self._store.items_where(self._name, field, values):
+            yield self._model.model_validate(raw)
 
 
 class Table(View[T]):
