@@ -146,3 +146,33 @@ def test_a_dropped_replicas_polls_are_taken_over_after_its_lease(
     finally:
         sweeps.unblock.set()
         survivor.stop()
+
+
+def test_a_replica_that_stops_mid_sweep_gives_back_the_polls_held_for_it(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sweeps = CountingSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    replica = Replica(records)
+    sweeps.block.set()
+    replica.start()
+    first = _request(records)
+    replica.timers.watch_run(first, delay_s=0)
+    _wait_until(lambda: len(sweeps.swept) == 1)
+    # Due while the workspace's sweep is stuck: claimed and held for it.
+    later = [_request(records) for _ in range(3)]
+    for request_id in later:
+        replica.timers.watch_run(request_id, delay_s=0)
+    _wait_until(
+        lambda: not records.run_polls.claim_keys(later, owner="x", now=time.time(), lease_s=0)
+    )
+    stopping = threading.Thread(target=replica.stop, daemon=True)
+    stopping.start()
+    sweeps.unblock.set()
+    stopping.join(timeout=30)
+    assert not stopping.is_alive(), "stopping hung"
+    # Handed back, due as they were: another replica claims them at once, not a lease later.
+    back = records.run_polls.claim_due(
+        owner="x", now=time.time(), due_by=time.time(), lease_s=1, limit=9
+    )
+    assert sorted(claim.key for claim in back) == sorted(later)
