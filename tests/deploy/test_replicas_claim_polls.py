@@ -109,9 +109,12 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
             # Each replica takes half of the briefs, as behind a load balancer.
             driver.app_url = replicas[n % 2].url + EVENTS_PATH
             driver.slash_command(ALICE, outside.channel, f"brief Autumn boots, take {n}")
+        # Every run created and recorded: a brief a replica is still sending when it dies is
+        # resumed by the next start, not by the other replica (not claimed through leases yet).
+        recorded = ("submitted", "posting", "done")
         _wait(
-            lambda: outside.sandbox.counters.get("POST /v1/generation-runs") == BRIEFS,
-            "every run to be created",
+            lambda: [r["state"] in recorded for _, r in store.items("requests")] == [True] * BRIEFS,
+            "every run to be created and recorded",
         )
         # Killed while it holds polls (a sweep or a result being settled).
         _wait(lambda: held_by(second.pid), "the second replica to hold a poll", timeout=30)

@@ -12,8 +12,9 @@ refuses; what is queried lives in the typed columns anyway.
 Why ``COLLATE "C"`` on keys: ``Store.items`` is sorted by code point, as Python sorts ``str``,
 and the primary key index then serves that order.
 
-The typed columns are written now; the queries that use them (due runs, due digests, old
-deliveries, a team's installations) replace the full-table reads in a later change. The
+``Store.items_where`` reads by a typed column (recovery reads the active requests by state);
+the other queries that will use them (due digests, old deliveries, a team's installations)
+replace full-table reads in later changes. Deferred work is claimed from ``work_leases``. The
 migrations in ``migrations/versions`` create exactly these tables (a test compares them).
 """
 
