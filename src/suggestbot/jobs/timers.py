@@ -265,8 +265,6 @@ class SchedulerTimers:
                 self._renew_sends(deps.records.run_sends, now, lease_s)
             if not self._stopping.is_set():
                 self._claim_sends(deps.records.run_sends, now, lease_s)
-            if self._behind():
-                return  # what was claimed before still waits: leave the rest to the others
             claims = polls.claim_due(
                 owner=self.owner,
                 now=now,
@@ -281,14 +279,6 @@ class SchedulerTimers:
             with self._lock:
                 self._leased.add(claim.key)
             self.watching.put(claim.key, claim.due_at)
-
-    def _behind(self) -> bool:
-        """Polls claimed earlier still wait for their workspace's sweep to take them in (it is
-        reading a page). Claiming more then would only make them wait here while another
-        replica could read them: a replica takes what it keeps up with, and a busy one leaves
-        the rest to the others."""
-        with self._lock:
-            return any(self._held.values())
 
     def _claim_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
         """Sends due by now (never early: a ``Retry-After`` is kept), each run on a worker."""
