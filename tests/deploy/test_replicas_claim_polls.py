@@ -80,6 +80,18 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
             ).all()
         return [key for key, owner in owners if _pid(owner) == pid]
 
+    def unscheduled() -> int:
+        with store.engine.connect() as connection:
+            return int(
+                connection.execute(
+                    text(
+                        "SELECT count(*) FROM requests r WHERE r.state IN ('submitted', "
+                        "'posting') AND NOT EXISTS (SELECT 1 FROM work_leases w "
+                        "WHERE w.queue = 'run_polls' AND w.key = r.key)"
+                    )
+                ).scalar_one()
+            )
+
     env = outside.env(SUGGESTBOT_DATABASE_URL=postgres_url)
     replicas = [ServeProcess(env, cwd=tmp_path).start() for _ in range(2)]
     driver = SlackDriver(outside.emu, app_url="", signing_secret=SIGNING_SECRET)
@@ -109,12 +121,17 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
             # Each replica takes half of the briefs, as behind a load balancer.
             driver.app_url = replicas[n % 2].url + EVENTS_PATH
             driver.slash_command(ALICE, outside.channel, f"brief Autumn boots, take {n}")
-        # Every run created and recorded: a brief a replica is still sending when it dies is
-        # resumed by the next start, not by the other replica (not claimed through leases yet).
+        # Every run created, recorded and its first poll scheduled. Not yet taken over by
+        # another replica (only by a start): a brief a replica is still sending when it dies,
+        # and a run whose request it recorded as submitted but whose first poll it had not
+        # scheduled yet.
         recorded = ("submitted", "posting", "done")
         _wait(
-            lambda: [r["state"] in recorded for _, r in store.items("requests")] == [True] * BRIEFS,
-            "every run to be created and recorded",
+            lambda: (
+                [r["state"] in recorded for _, r in store.items("requests")] == [True] * BRIEFS
+                and not unscheduled()
+            ),
+            "every run to be created, recorded and scheduled",
         )
         # Killed while it holds polls (a sweep or a result being settled).
         _wait(lambda: held_by(second.pid), "the second replica to hold a poll", timeout=30)

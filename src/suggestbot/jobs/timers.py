@@ -275,6 +275,10 @@ class SchedulerTimers:
         except StoreError as exc:
             log.warning("claiming due polls failed (%s); trying again shortly", exc)
             return
+        except Exception:
+            # The watch thread must outlive a bug here, or this replica polls nothing more.
+            log.exception("claiming due polls failed; trying again shortly")
+            return
         for claim in claims:
             with self._lock:
                 self._leased.add(claim.key)
