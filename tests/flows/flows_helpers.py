@@ -59,7 +59,13 @@ class RecordingTimers:
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.watched.append((request_id, delay_s))
 
+    def resume_watch(self, request_id: str) -> None:
+        self.watched.append((request_id, 0.0))
+
     def send_later(self, request_id: str, *, at: float) -> None:
+        self.sends.append((request_id, at))
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
         self.sends.append((request_id, at))
 
     def cancel(self, request_id: str) -> None:

@@ -41,7 +41,13 @@ class NotedTimers:
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.next_poll[request_id] = time.time() + delay_s
 
+    def resume_watch(self, request_id: str) -> None:
+        self.next_poll.setdefault(request_id, time.time())
+
     def send_later(self, request_id: str, *, at: float) -> None:
+        raise AssertionError("a poll never sends")
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
         raise AssertionError("a poll never sends")
 
     def cancel(self, request_id: str) -> None:

@@ -322,3 +322,100 @@ def test_an_update_that_changes_the_old_record_in_place_is_written(store: Store)
     assert store.update("runs", "r", bump_in_place) == {"n": 2}
     store.update_many("runs", {"r": bump_in_place})
     assert store.get("runs", "r") == {"n": 3}
+
+
+# --- leases on units of deferred work ---------------------------------------------------------
+
+LEASE_S = 30.0
+
+
+def test_claims_take_due_units_earliest_first_at_most_limit(store: Store) -> None:
+    for key, due in (("late", 50.0), ("b", 20.0), ("a", 10.0), ("future", 500.0)):
+        store.schedule("polls", key, due_at=due)
+    first = store.claim_due("polls", owner="p1", now=100.0, due_by=100.0, lease_s=LEASE_S, limit=2)
+    assert [(c.key, c.due_at) for c in first] == [("a", 10.0), ("b", 20.0)]
+    rest = store.claim_due("polls", owner="p2", now=100.0, due_by=100.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in rest] == ["late"]  # the others are leased; "future" is not due
+    early = store.claim_due("polls", owner="p2", now=100.0, due_by=600.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in early] == ["future"]  # within the early tolerance asked for
+
+
+def test_a_lease_that_ran_out_is_taken_over_and_a_renewed_one_is_not(store: Store) -> None:
+    store.schedule("polls", "dead", due_at=0.0)
+    store.schedule("polls", "alive", due_at=0.0)
+    claimed = store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    assert {c.key for c in claimed} == {"alive", "dead"}
+    assert store.renew("polls", ["alive"], owner="A", now=25.0, lease_s=LEASE_S) == ["alive"]
+    # At 32 the first lease (until 31) ran out; the renewed one lasts until 55.
+    taken = store.claim_due("polls", owner="B", now=32.0, due_by=32.0, lease_s=LEASE_S, limit=9)
+    assert [(c.key, c.due_at) for c in taken] == [("dead", 0.0)]
+    # A holder that lost its lease can neither renew nor release it.
+    assert store.renew("polls", ["dead", "alive"], owner="A", now=33.0, lease_s=LEASE_S) == [
+        "alive"
+    ]
+    assert not store.release("polls", "dead", owner="A", due_at=None)
+    assert store.claim_due("polls", owner="B", now=54.0, due_by=54.0, lease_s=1, limit=9) == []
+
+
+def test_release_sets_the_next_due_time_or_forgets_the_unit(store: Store) -> None:
+    store.schedule("polls", "again", due_at=0.0)
+    store.schedule("polls", "done", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    assert store.release("polls", "again", owner="A", due_at=11.0)
+    assert store.release("polls", "done", owner="A", due_at=None)
+    assert store.claim_due("polls", owner="B", now=10.0, due_by=10.0, lease_s=1, limit=9) == []
+    later = store.claim_due("polls", owner="B", now=11.0, due_by=11.0, lease_s=1, limit=9)
+    assert [(c.key, c.due_at) for c in later] == [("again", 11.0)]
+    assert not store.schedule("polls", "again", due_at=99.0, if_absent=True)  # exists: kept
+
+
+def test_schedule_drops_a_lease_and_unschedule_forgets(store: Store) -> None:
+    store.schedule("polls", "r", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    store.schedule("polls", "r", due_at=5.0)  # the work asked for again, at a new time
+    assert not store.release("polls", "r", owner="A", due_at=None)
+    again = store.claim_due("polls", owner="B", now=5.0, due_by=5.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in again] == ["r"]
+    assert store.unschedule("polls", "r")
+    assert not store.unschedule("polls", "r")
+    assert store.claim_due("polls", owner="C", now=99.0, due_by=99.0, lease_s=1, limit=9) == []
+    store.schedule("sends", "r", due_at=0.0)  # queues are separate
+    assert store.claim_due("polls", owner="C", now=99.0, due_by=99.0, lease_s=1, limit=9) == []
+
+
+def test_claim_keys_takes_free_units_before_they_are_due(store: Store) -> None:
+    store.schedule("polls", "free", due_at=100.0)
+    store.schedule("polls", "held", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    got = store.claim_keys("polls", ["free", "held", "gone"], owner="B", now=2.0, lease_s=LEASE_S)
+    assert got == ["free"]  # "held" is A's until 31, "free" B's until 32
+    assert store.claim_due("polls", owner="C", now=30.0, due_by=100.0, lease_s=1, limit=9) == []
+
+
+def test_concurrent_claimers_get_disjoint_units(store: Store) -> None:
+    for n in range(200):
+        store.schedule("polls", f"u{n:03}", due_at=float(n))
+
+    def claim(index: int) -> list[str]:
+        got: list[str] = []
+        while batch := store.claim_due(
+            "polls", owner=f"o{index}", now=500.0, due_by=500.0, lease_s=LEASE_S, limit=7
+        ):
+            got.extend(c.key for c in batch)
+        return got
+
+    results = run_concurrently(claim, threads=8)
+    every = [key for got in results for key in got]
+    assert sorted(every) == [f"u{n:03}" for n in range(200)]  # each exactly once
+
+
+def test_items_where_reads_the_records_whose_field_is_one_of_the_values(store: Store) -> None:
+    store.put("requests", "b", {"state": "submitted", "n": 1})
+    store.put("requests", "a", {"state": "new"})
+    store.put("requests", "c", {"state": "done"})
+    store.put("requests", "d", {"other": "submitted"})
+    store.put("runs", "e", {"state": "new"})  # another table, and one with no typed column
+    found = store.items_where("requests", "state", ["new", "submitted"])
+    assert found == [("a", {"state": "new"}), ("b", {"state": "submitted", "n": 1})]
+    assert store.items_where("runs", "state", {"new"}) == [("e", {"state": "new"})]
+    assert store.items_where("requests", "state", []) == []

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import event, text
 from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
 from suggestbot.store import SchemaNotCurrent, StoreError, StoreUnavailable, open_app_store
 from suggestbot.store.pg_schema import metadata
-from suggestbot.store.postgres import PostgresStore
+from suggestbot.store.postgres import CLAIM_DUE, PostgresStore
 
 REPLICAS = 3
 THREADS_PER_REPLICA = 10
@@ -128,8 +128,8 @@ def test_a_schema_that_is_behind_refuses_to_open_and_names_the_command(
     with pytest.raises(SchemaNotCurrent, match="run `suggestbot db upgrade`"):
         PostgresStore(empty_postgres_url)
     with PostgresStore(empty_postgres_url, check_schema=False) as store:
-        assert store.upgrade_schema() == (None, "0001")
-        assert store.upgrade_schema() == ("0001", "0001")  # again: nothing to do
+        assert store.upgrade_schema() == (None, "0002")
+        assert store.upgrade_schema() == ("0002", "0002")  # again: nothing to do
         with store.engine.begin() as connection:
             connection.execute(text("UPDATE alembic_version SET version_num = '0000'"))
     with pytest.raises(SchemaNotCurrent, match="newer than this version"):
@@ -226,3 +226,82 @@ def test_a_url_that_is_not_postgresql_is_refused_without_echoing_it(url: str, sa
     with pytest.raises(ValueError, match=says) as refused:
         PostgresStore(url)
     assert "hunter2secret" not in str(refused.value)
+
+
+def test_replicas_claiming_at_once_split_the_due_units(replicas: list[PostgresStore]) -> None:
+    for n in range(300):
+        replicas[0].schedule("polls", f"r{n:03}", due_at=float(n))
+
+    def claim(index: int) -> list[str]:
+        store = replicas[index % REPLICAS]
+        got: list[str] = []
+        while batch := store.claim_due(
+            "polls", owner=f"replica{index}", now=1000.0, due_by=1000.0, lease_s=30, limit=5
+        ):
+            got.extend(c.key for c in batch)
+        return got
+
+    results = run_concurrently(claim, threads=REPLICAS * 3)
+    every = [key for got in results for key in got]
+    assert sorted(every) == [f"r{n:03}" for n in range(300)]  # none twice, none left
+    assert sum(1 for got in results if got) > 1  # really split, not one claimer taking all
+
+
+def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
+                    "SELECT 'polls', 'r' || n, n, n FROM generate_series(1, 20000) AS n"
+                )
+            )
+            connection.execute(text("ANALYZE work_leases"))
+            params = {
+                "queue": "polls",
+                "owner": "A",
+                "now": 100.0,
+                "due_by": 101.0,
+                "until": 130.0,
+                "limit": 100,
+            }
+            plan = "\n".join(
+                connection.execute(text(f"EXPLAIN {CLAIM_DUE.text}"), params).scalars()
+            )
+        assert "ix_work_leases_ready" in plan, plan
+        assert "Seq Scan" not in plan, plan
+        claimed = store.claim_due("polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=9)
+        assert [c.key for c in claimed] == [f"r{n}" for n in range(1, 10)]
+
+
+def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO requests (key, value, state) SELECT 'r' || n, "
+                    "json_build_object('state', 'done'), 'done' "
+                    "FROM generate_series(1, 20000) AS n"
+                )
+            )
+            connection.execute(text("ANALYZE requests"))
+        store.put("requests", "active", {"state": "submitted"})
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if "FROM requests" in statement:
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            found = store.items_where("requests", "state", ["new", "submitted"])
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        assert found == [("active", {"state": "submitted"})]
+        [(statement, params)] = issued
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert "ix_requests_state" in plan, plan
+        assert "Seq Scan" not in plan, plan

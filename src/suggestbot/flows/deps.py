@@ -26,7 +26,13 @@ class Timers(Protocol):
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None: ...
 
+    def resume_watch(self, request_id: str) -> None:
+        """At start: watch at once, unless its poll is already scheduled (by another replica)."""
+
     def send_later(self, request_id: str, *, at: float) -> None: ...
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
 
     def cancel(self, request_id: str) -> None: ...
 

@@ -6,6 +6,7 @@ import logging
 
 from suggestbot.flows import requests
 from suggestbot.flows.deps import Deps
+from suggestbot.store.records import ACTIVE_STATES
 
 log = logging.getLogger(__name__)
 
@@ -16,16 +17,18 @@ def resume_all(deps: Deps) -> int:
     - ``new``/``sending``: root posted if missing, then sent (``sending`` first looks for a run
       the crash may already have created);
     - ``delayed``: sent at its ``send_after`` time;
-    - ``submitted``/``posting``: watched again at once (posting is exactly-once, see results).
+    - ``submitted``/``posting``: watched again at once, unless its poll is still scheduled in
+      the store (another replica watches it; posting is exactly-once, see results).
     """
     resumed = 0
-    for req in list(deps.records.requests.values()):
+    # Only the active ones are read (by the state index on PostgreSQL), not every request.
+    for req in list(deps.records.requests.where("state", ACTIVE_STATES)):
         if req.state in ("new", "sending"):
-            deps.timers.send_later(req.id, at=deps.clock())
+            deps.timers.resume_send(req.id, at=deps.clock())
         elif req.state == "delayed":
-            deps.timers.send_later(req.id, at=req.send_after or deps.clock())
+            deps.timers.resume_send(req.id, at=req.send_after or deps.clock())
         elif req.state in ("submitted", "posting"):
-            deps.timers.watch_run(req.id, delay_s=0)
+            deps.timers.resume_watch(req.id)
         else:
             continue
         resumed += 1

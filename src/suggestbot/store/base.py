@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import NamedTuple, Self
 
@@ -66,6 +67,14 @@ def check_key(key: str) -> None:
         raise TypeError(f"store keys must be str, not {type(key).__name__}")
 
 
+@dataclass(frozen=True)
+class Claim:
+    """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due."""
+
+    key: str
+    due_at: float
+
+
 class Store(ABC):
     """Named tables of JSON records.
 
@@ -93,6 +102,17 @@ class Store(ABC):
     @abstractmethod
     def items(self, table: str) -> list[tuple[str, Record]]:
         """Return a snapshot of the table as ``(key, record)`` pairs sorted by key."""
+
+    def items_where(
+        self, table: str, field: str, values: Collection[str]
+    ) -> list[tuple[str, Record]]:
+        """The ``(key, record)`` pairs whose ``field`` is one of ``values``, sorted by key.
+
+        A backend with an index on the field reads only those (PostgreSQL's typed columns, such
+        as a request's ``state``); the single-process backends read the table.
+        """
+        wanted = set(values)
+        return [(key, rec) for key, rec in self.items(table) if rec.get(field) in wanted]
 
     @abstractmethod
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
@@ -139,6 +159,54 @@ class Store(ABC):
         is this version's.
         """
         self.get("health", "ready")
+
+    # --- leases on units of deferred work -------------------------------------------------
+    #
+    # A unit is a ``key`` in a named ``queue`` with a due time (epoch seconds). A process claims
+    # the units that are due for a lease period, as their ``owner``: no other owner can claim
+    # them until it releases them or the lease runs out (its process died), so several
+    # processes split the work and none does a unit twice at once. Times are passed in, never
+    # read from a clock here, so every backend agrees and tests need not sleep.
+
+    @abstractmethod
+    def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
+        """Make ``key`` due at ``due_at``, dropping any lease on it; return whether it was written.
+
+        With ``if_absent`` a unit that already exists (leased or not) is left alone: what a
+        starting process knows must not reset work that others are doing.
+        """
+
+    @abstractmethod
+    def unschedule(self, queue: str, key: str) -> bool:
+        """Forget ``key`` (the work is no longer wanted), whoever holds it; whether it was there."""
+
+    @abstractmethod
+    def claim_due(
+        self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+    ) -> list[Claim]:
+        """Lease to ``owner`` until ``now + lease_s`` at most ``limit`` units due by ``due_by``
+        that are free or whose lease ran out by ``now``; earliest due first.
+
+        Atomic: of concurrent claimers each unit goes to one.
+        """
+
+    @abstractmethod
+    def claim_keys(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        """Lease those of ``keys`` that exist and are free (or expired), due or not; the keys
+        leased. For work found ready before its time (a run seen finished early)."""
+
+    @abstractmethod
+    def renew(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        """Extend ``owner``'s leases on ``keys`` to ``now + lease_s``; the keys still held."""
+
+    @abstractmethod
+    def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
+        """End ``owner``'s lease on ``key``: due again at ``due_at``, or forgotten with None
+        (done). False, and nothing changes, when ``owner`` no longer holds it."""
 
     @abstractmethod
     def close(self) -> None:

@@ -12,8 +12,9 @@ refuses; what is queried lives in the typed columns anyway.
 Why ``COLLATE "C"`` on keys: ``Store.items`` is sorted by code point, as Python sorts ``str``,
 and the primary key index then serves that order.
 
-The typed columns are written now; the queries that use them (due runs, due digests, old
-deliveries, a team's installations) replace the full-table reads in a later change. The
+``Store.items_where`` reads by a typed column (recovery reads the active requests by state);
+the other queries that will use them (due digests, old deliveries, a team's installations)
+replace full-table reads in later changes. Deferred work is claimed from ``work_leases``. The
 migrations in ``migrations/versions`` create exactly these tables (a test compares them).
 """
 
@@ -124,6 +125,21 @@ KV_RECORDS = Table(
     Column("key", KEY_TYPE, primary_key=True),
     Column("value", JSON(), nullable=False),
 )
+
+WORK_LEASES = Table(
+    "work_leases",
+    metadata,
+    Column("queue", KEY_TYPE, primary_key=True),
+    Column("key", KEY_TYPE, primary_key=True),
+    Column("due_at", Float, nullable=False),
+    # When due while free, when the lease runs out while leased: the one indexed order a claim
+    # reads, so a claim walks only units that are due or whose lease is about to run out.
+    Column("ready_at", Float, nullable=False),
+    Column("owner", Text),
+    Column("lease_until", Float),
+    Index("ix_work_leases_ready", "queue", "ready_at"),
+)
+"""Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""
 
 TYPED: dict[str, TypedTable] = {
     typed.table.name: typed

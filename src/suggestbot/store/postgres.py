@@ -18,6 +18,10 @@ How each guarantee is kept, and why:
 - **Secrets stay out of errors.** Errors are re-raised as :class:`StoreUnavailable` /
   :class:`StoreError` whose message holds neither the URL, the password nor a statement's
   parameters (records hold sealed tokens).
+- **Leases** (``claim_due``): one statement picks the due units in ready-time order from the
+  ``(queue, ready_at)`` index with ``FOR UPDATE SKIP LOCKED`` and leases them: two replicas
+  claiming at once never wait for each other and never get the same unit; a leased unit's ready
+  time is when its lease runs out, so a dead replica's units come up again by themselves.
 - Encryption at rest is unchanged: secrets are sealed by the callers (``TokenVault``) before a
   record reaches any backend, exactly as with SQLite.
 
@@ -48,10 +52,10 @@ from sqlalchemy.engine import URL
 from sqlalchemy.sql.elements import ColumnElement
 
 from suggestbot.store import codec, pg_migrations
-from suggestbot.store.base import Store, Updater, check_key, check_table_name, plan_updates
+from suggestbot.store.base import Claim, Store, Updater, check_key, check_table_name, plan_updates
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
-from suggestbot.store.pg_schema import KV_RECORDS, TYPED
+from suggestbot.store.pg_schema import KV_RECORDS, TYPED, WORK_LEASES
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
@@ -118,6 +122,47 @@ def _lock_id(table: str, key: str) -> int:
 _LOCK_KEYS = text(
     "SELECT pg_advisory_xact_lock(id) FROM unnest(CAST(:ids AS bigint[])) "
     "WITH ORDINALITY AS t(id, n) ORDER BY n"
+)
+
+
+CLAIM_DUE = text(
+    """
+    WITH picked AS (
+        SELECT key FROM work_leases
+        WHERE queue = :queue AND ready_at <= :due_by
+          AND (owner IS NULL OR lease_until <= :now)
+        ORDER BY ready_at
+        LIMIT :limit
+        FOR UPDATE SKIP LOCKED
+    )
+    UPDATE work_leases SET owner = :owner, lease_until = :until, ready_at = :until
+    WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
+    RETURNING key, due_at
+    """
+)
+_CLAIM_KEYS = text(
+    """
+    WITH picked AS (
+        SELECT key FROM work_leases
+        WHERE queue = :queue AND key = ANY(CAST(:keys AS text[]))
+          AND (owner IS NULL OR lease_until <= :now)
+        FOR UPDATE SKIP LOCKED
+    )
+    UPDATE work_leases SET owner = :owner, lease_until = :until, ready_at = :until
+    WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
+    RETURNING key
+    """
+)
+_RENEW = text(
+    "UPDATE work_leases SET lease_until = :until, ready_at = :until "
+    "WHERE queue = :queue AND key = ANY(CAST(:keys AS text[])) AND owner = :owner RETURNING key"
+)
+_RELEASE = text(
+    "UPDATE work_leases SET due_at = :due, ready_at = :due, owner = NULL, lease_until = NULL "
+    "WHERE queue = :queue AND key = :key AND owner = :owner"
+)
+_RELEASE_DONE = text(
+    "DELETE FROM work_leases WHERE queue = :queue AND key = :key AND owner = :owner"
 )
 
 
@@ -322,6 +367,19 @@ class PostgresStore(Store):
             )
             return [(key, value) for key, value in rows]
 
+    def items_where(
+        self, table: str, field: str, values: Collection[str]
+    ) -> list[tuple[str, Record]]:
+        target = self._check(table)
+        if target.typed is None or field not in target.typed.extract:
+            return super().items_where(table, field, values)
+        t = target.table
+        query = (
+            select(t.c.key, t.c.value).where(t.c[field].in_(sorted(set(values)))).order_by(t.c.key)
+        )
+        with self._transaction() as connection:
+            return [(key, value) for key, value in connection.execute(query)]
+
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
         codec.encode(value)
         return bool(self.put_many_if_absent(table, {key: value}))
@@ -361,6 +419,93 @@ class PostgresStore(Store):
             if plan.deletes:
                 self._delete(connection, target, plan.deletes)
         return plan.results
+
+    # ------------------------------------------------------------------ leases
+
+    def _check_queue(self, queue: str, keys: Collection[str] = ()) -> None:
+        if self._closed:
+            raise RuntimeError("PostgresStore is closed")
+        check_table_name(queue)
+        for key in keys:
+            check_key(key)
+
+    def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
+        self._check_queue(queue, (key,))
+        row = {"queue": queue, "key": key, "due_at": due_at, "ready_at": due_at}
+        statement = pg_insert(WORK_LEASES).values(row)
+        pk = ["queue", "key"]
+        if if_absent:
+            statement = statement.on_conflict_do_nothing(index_elements=pk)
+        else:
+            statement = statement.on_conflict_do_update(
+                index_elements=pk,
+                set_={"due_at": due_at, "ready_at": due_at, "owner": None, "lease_until": None},
+            )
+        with self._transaction() as connection:
+            return bool(connection.execute(statement.returning(WORK_LEASES.c.key)).first())
+
+    def unschedule(self, queue: str, key: str) -> bool:
+        self._check_queue(queue, (key,))
+        t = WORK_LEASES
+        statement = delete(t).where(t.c.queue == queue, t.c.key == key).returning(t.c.key)
+        with self._transaction() as connection:
+            return bool(connection.execute(statement).first())
+
+    def claim_due(
+        self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+    ) -> list[Claim]:
+        self._check_queue(queue)
+        if limit <= 0:
+            return []
+        params = {
+            "queue": queue,
+            "owner": owner,
+            "now": now,
+            "due_by": due_by,
+            "until": now + lease_s,
+            "limit": limit,
+        }
+        with self._transaction() as connection:
+            rows = connection.execute(CLAIM_DUE, params).all()
+        return sorted((Claim(key, due_at) for key, due_at in rows), key=lambda c: c.due_at)
+
+    def claim_keys(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        self._check_queue(queue, keys)
+        if not keys:
+            return []
+        params = {
+            "queue": queue,
+            "keys": list(keys),
+            "owner": owner,
+            "now": now,
+            "until": now + lease_s,
+        }
+        with self._transaction() as connection:
+            claimed = set(connection.execute(_CLAIM_KEYS, params).scalars())
+        return [key for key in dict.fromkeys(keys) if key in claimed]
+
+    def renew(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        self._check_queue(queue, keys)
+        if not keys:
+            return []
+        params = {"queue": queue, "keys": list(keys), "owner": owner, "until": now + lease_s}
+        with self._transaction() as connection:
+            held = set(connection.execute(_RENEW, params).scalars())
+        return [key for key in dict.fromkeys(keys) if key in held]
+
+    def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
+        self._check_queue(queue, (key,))
+        params: dict[str, Any] = {"queue": queue, "key": key, "owner": owner}
+        with self._transaction() as connection:
+            if due_at is None:
+                result = connection.execute(_RELEASE_DONE, params)
+            else:
+                result = connection.execute(_RELEASE, {**params, "due": due_at})
+            return bool(result.rowcount)
 
     def close(self) -> None:
         if not self._closed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
@@ -28,6 +28,7 @@ from suggestbot.store.feedback import UsageDay, Vote
 from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
 from suggestbot.store.offers import Offer, Watch
 from suggestbot.store.thread_bindings import ThreadBinding
+from suggestbot.store.work_queue import WorkQueue
 from suggestbot.store.workspaces import (
     OAuthState,
     ServiceCredentials,
@@ -280,6 +281,11 @@ class View(Generic[T]):
         for _, record in self.items():
             yield record
 
+    def where(self, field: str, values: Collection[str]) -> Iterator[T]:
+        """The records whose ``field`` is one of ``values`` (read by index where there is one)."""
+        for _, raw in self._store.items_where(self._name, field, values):
+            yield self._model.model_validate(raw)
+
 
 class Table(View[T]):
     """Typed access to one table of the store.
@@ -408,3 +414,8 @@ class Records:
             store, SERVICE_CREDENTIALS, ServiceCredentials
         )
         self.oauth_states: Table[OAuthState] = Table(store, "oauth_states", OAuthState)
+        # Units of deferred work, leased to one process at a time: the next poll of each
+        # watched run, keyed by request id.
+        self.run_polls = WorkQueue(store, "run_polls")
+        # A brief waiting to be sent (or sent again after Retry-After), keyed by request id.
+        self.run_sends = WorkQueue(store, "run_sends")

@@ -1,0 +1,178 @@
+"""Deferred work claimed through the store's leases, with two replicas' timers on one store
+(each with its own scheduler, as two processes have): a send runs once and never before it is
+due, whichever replica claims it; a replica that stops gives back what it claimed; one that is
+dropped without stopping has its polls taken over once its leases run out."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jobs_helpers import store_only_deps
+
+from suggestbot.flows.deps import Deps
+from suggestbot.jobs import timers as timers_module
+from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.jobs.timers import SchedulerTimers, lease_period
+from suggestbot.jobs.watch_list import Due
+from suggestbot.store import SqliteStore
+from suggestbot.store.records import Records, Request
+
+
+class Replica:
+    def __init__(self, records: Records) -> None:
+        self.scheduler = Scheduler(workers=2)
+        self.timers = SchedulerTimers(self.scheduler)
+        self.deps = store_only_deps(timers=self.timers, poll_scale=0.01)
+        self.deps.records = records
+        self.timers.deps = self.deps
+
+    def start(self) -> Replica:
+        self.scheduler.start()
+        self.timers.start()
+        return self
+
+    def stop(self, *, wait: bool = True) -> None:
+        self.timers.stop(wait=wait)
+        self.scheduler.shutdown(wait=wait)
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Iterator[Records]:
+    store = SqliteStore(tmp_path / "s.sqlite")
+    yield Records(store)
+    store.close()
+
+
+@pytest.fixture
+def replicas(records: Records) -> Iterator[list[Replica]]:
+    started = [Replica(records).start() for _ in range(2)]
+    yield started
+    for replica in started:
+        if replica.timers.running:
+            replica.stop()
+
+
+def _request(records: Records) -> str:
+    req = Request(team_id="T1", user_id="U1", channel_id="C1", body={}, state="delayed")
+    records.requests.put(req.id, req)
+    return req.id
+
+
+def _wait_until(condition: Any) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_send_runs_once_and_not_before_it_is_due(
+    replicas: list[Replica], records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[tuple[str, float, int]] = []
+    lock = threading.Lock()
+
+    def resume_one(deps: Deps, request_id: str) -> None:
+        with lock:
+            sent.append((request_id, time.time(), id(deps)))
+
+    monkeypatch.setattr(timers_module, "resume_one", resume_one)
+    due = {}
+    for n in range(20):
+        request_id = _request(records)
+        due[request_id] = time.time() + 0.3 + n * 0.01
+        replicas[n % 2].timers.send_later(request_id, at=due[request_id])
+
+    _wait_until(lambda: len(sent) == 20)
+    time.sleep(0.3)  # anything sent twice would show by now
+    assert sorted(rid for rid, _, _ in sent) == sorted(due)
+    assert all(at >= due[rid] for rid, at, _ in sent)  # a Retry-After is kept
+    # Nothing is left claimed or scheduled: each send was released as done.
+    assert (
+        records.store.claim_due("run_sends", owner="x", now=1e12, due_by=1e12, lease_s=1, limit=99)
+        == []
+    )
+
+
+class CountingSweeps:
+    """Notes which replica's timers swept which request; never reschedules (one poll each)."""
+
+    def __init__(self) -> None:
+        self.swept: list[tuple[int, str]] = []
+        self.lock = threading.Lock()
+        self.block = threading.Event()
+        self.unblock = threading.Event()
+
+    def __call__(self, deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        with self.lock:
+            self.swept.extend((id(deps), item.request_id) for item in due)
+        if self.block.is_set():
+            self.unblock.wait(60)  # a replica stuck (then dropped) mid-sweep
+        return set()
+
+
+def test_a_dropped_replicas_polls_are_taken_over_after_its_lease(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sweeps = CountingSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    dying = Replica(records)
+    sweeps.block.set()
+    dying.start()
+    request_ids = [_request(records) for _ in range(3)]
+    for request_id in request_ids:
+        dying.timers.watch_run(request_id, delay_s=0)
+    _wait_until(lambda: len(sweeps.swept) == 3)
+    dying.stop(wait=False)  # as if killed mid-sweep: its leases are not given back
+    dropped_at = time.time()
+    sweeps.block.clear()
+
+    survivor = Replica(records).start()
+    try:
+        _wait_until(lambda: len(sweeps.swept) == 6)
+        taken_at = time.time()
+        by_survivor = sorted(rid for who, rid in sweeps.swept if who == id(survivor.deps))
+        assert by_survivor == sorted(request_ids)
+        assert taken_at - dropped_at >= lease_period(survivor.deps) * 0.9  # not before
+        # The dropped one, coming back to life, cannot undo the survivor's claims.
+        sweeps.unblock.set()
+        assert (
+            records.run_polls.claim_keys(request_ids, owner="x", now=time.time(), lease_s=1) == []
+        )
+    finally:
+        sweeps.unblock.set()
+        survivor.stop()
+
+
+def test_a_replica_that_stops_mid_sweep_gives_back_the_polls_held_for_it(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sweeps = CountingSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    replica = Replica(records)
+    sweeps.block.set()
+    replica.start()
+    first = _request(records)
+    replica.timers.watch_run(first, delay_s=0)
+    _wait_until(lambda: len(sweeps.swept) == 1)
+    # Due while the workspace's sweep is stuck: claimed and held for it.
+    later = [_request(records) for _ in range(3)]
+    for request_id in later:
+        replica.timers.watch_run(request_id, delay_s=0)
+    _wait_until(
+        lambda: not records.run_polls.claim_keys(later, owner="x", now=time.time(), lease_s=0)
+    )
+    stopping = threading.Thread(target=replica.stop, daemon=True)
+    stopping.start()
+    sweeps.unblock.set()
+    stopping.join(timeout=30)
+    assert not stopping.is_alive(), "stopping hung"
+    # Handed back, due as they were: another replica claims them at once, not a lease later.
+    back = records.run_polls.claim_due(
+        owner="x", now=time.time(), due_by=time.time(), lease_s=1, limit=9
+    )
+    assert sorted(claim.key for claim in back) == sorted(later)
