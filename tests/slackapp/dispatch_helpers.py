@@ -10,6 +10,7 @@ comes out, never by which module holds them.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import itertools
 import json
 import time
@@ -238,7 +239,10 @@ class Workspace:
         request = BoltRequest(
             body=body.decode("utf-8"), headers={**headers, "Content-Type": content_type}
         )
-        return self.app.dispatch(request)
+        # In its own context, as the HTTP edge runs each request: what the middleware sets for
+        # one delivery (its workspace, the interaction it serves) must not leak into the next
+        # test.
+        return contextvars.copy_context().run(self.app.dispatch, request)
 
     def command(self, text: str, *, user: User = ALICE, secret: str = SIGNING_SECRET) -> Any:
         """``/suggest <text>`` typed in #general. No ``response_url``: answering one would leave
