@@ -7,13 +7,21 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import event, text
 from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
-from suggestbot.store import SchemaNotCurrent, StoreError, StoreUnavailable, open_app_store
+from suggestbot.store import (
+    SchemaNotCurrent,
+    StoreError,
+    StoreUnavailable,
+    open_app_store,
+    pg_migrations,
+)
 from suggestbot.store.pg_schema import metadata
 from suggestbot.store.postgres import CLAIM_DUE, PostgresStore
 
@@ -128,8 +136,8 @@ def test_a_schema_that_is_behind_refuses_to_open_and_names_the_command(
     with pytest.raises(SchemaNotCurrent, match="run `suggestbot db upgrade`"):
         PostgresStore(empty_postgres_url)
     with PostgresStore(empty_postgres_url, check_schema=False) as store:
-        assert store.upgrade_schema() == (None, "0002")
-        assert store.upgrade_schema() == ("0002", "0002")  # again: nothing to do
+        assert store.upgrade_schema() == (None, "0003")
+        assert store.upgrade_schema() == ("0003", "0003")  # again: nothing to do
         with store.engine.begin() as connection:
             connection.execute(text("UPDATE alembic_version SET version_num = '0000'"))
     with pytest.raises(SchemaNotCurrent, match="newer than this version"):
@@ -140,6 +148,35 @@ def test_the_migrations_create_exactly_the_declared_tables(postgres_url: str) ->
     with PostgresStore(postgres_url) as store, store.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), metadata)
     assert differences == []
+
+
+def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
+    empty_postgres_url: str,
+) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(pg_migrations.MIGRATIONS_DIR))
+    with PostgresStore(empty_postgres_url, check_schema=False) as store:
+        with store.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0002")
+            connection.execute(
+                text(
+                    "INSERT INTO requests (key, value) VALUES "
+                    """('r1', '{"kind": "refinement"}'), ('r2', '{"kind": 3}')"""
+                )
+            )
+            connection.execute(
+                text(
+                    """INSERT INTO digests (key, value, paused) VALUES """
+                    """('d1', '{"created_by": "U1"}', false)"""
+                )
+            )
+        assert store.upgrade_schema() == ("0002", "0003")
+        assert _columns(store, "requests", "r1")["kind"] == "refinement"
+        assert _columns(store, "requests", "r2")["kind"] is None  # not a string: as a write
+        assert _columns(store, "digests", "d1")["created_by"] == "U1"
+        found = store.items_matching("digests", where={"created_by": ["U1"]})
+        assert found == [("d1", {"created_by": "U1"})]
 
 
 def _columns(store: PostgresStore, table: str, key: str) -> dict[str, Any]:
@@ -153,7 +190,13 @@ def _columns(store: PostgresStore, table: str, key: str) -> dict[str, Any]:
 
 
 def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: str) -> None:
-    digest = {"team_id": "T1", "channel_id": "C1", "time": "08:30", "tz": "Europe/Berlin"}
+    digest = {
+        "team_id": "T1",
+        "channel_id": "C1",
+        "time": "08:30",
+        "tz": "Europe/Berlin",
+        "created_by": "U1",
+    }
     with PostgresStore(postgres_url) as store:
         store.put("digests", "d1", {**digest, "paused": False})
         assert _columns(store, "digests", "d1") == {
@@ -163,6 +206,7 @@ def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: 
             "local_minute": 8 * 60 + 30,
             "tz": "Europe/Berlin",
             "paused": False,
+            "created_by": "U1",
         }
         store.update("digests", "d1", lambda old: {**(old or {}), "paused": True, "time": "9:05"})
         assert _columns(store, "digests", "d1")["paused"] is True
@@ -170,7 +214,15 @@ def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: 
 
         store.put_many(
             "requests",
-            {"r1": {"team_id": "T1", "user_id": "U1", "state": "delayed", "send_after": 5}},
+            {
+                "r1": {
+                    "team_id": "T1",
+                    "user_id": "U1",
+                    "kind": "brief",
+                    "state": "delayed",
+                    "send_after": 5,
+                }
+            },
         )
         assert _columns(store, "requests", "r1") | {"created_at": None} == {
             "key": "r1",
@@ -180,6 +232,7 @@ def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: 
             "send_after": 5.0,
             "next_poll_at": None,
             "created_at": None,
+            "kind": "brief",
         }
         store.put_if_absent("deliveries", "ev", {"at": 100.5, "pending_enc": "sealed"})
         assert _columns(store, "deliveries", "ev") == {"key": "ev", "at": 100.5, "unfinished": True}

@@ -12,9 +12,11 @@ refuses; what is queried lives in the typed columns anyway.
 Why ``COLLATE "C"`` on keys: ``Store.items`` is sorted by code point, as Python sorts ``str``,
 and the primary key index then serves that order.
 
-``Store.items_where`` reads by a typed column (recovery reads the active requests by state);
-the other queries that will use them (due digests, old deliveries, a team's installations)
-replace full-table reads in later changes. Deferred work is claimed from ``work_leases``. The
+``Store.items_where`` and ``Store.items_matching`` read by the typed columns: recovery and the
+status renewal read the active requests by state, App Home and the lists a user's requests by
+``(team_id, user_id, created_at)``, a workspace's revocation its requests by
+``(team_id, state)``, its digests and users by team; digest listings read by team and channel or
+team and creator. Deferred work is claimed from ``work_leases``. The
 migrations in ``migrations/versions`` create exactly these tables (a test compares them).
 """
 
@@ -161,10 +163,12 @@ TYPED: dict[str, TypedTable] = {
             (Column("next_poll_at", Float), _number("next_poll_at")),
             (Column("send_after", Float), _number("send_after")),
             (Column("created_at", Float), _number("created_at")),
+            (Column("kind", Text), _text("kind")),
             indexes=[
                 Index("ix_requests_state_next_poll", "state", "next_poll_at"),
                 Index("ix_requests_state_send_after", "state", "send_after"),
                 Index("ix_requests_team_user_created", "team_id", "user_id", "created_at"),
+                Index("ix_requests_team_state", "team_id", "state"),
             ],
         ),
         # Digests (records.Digest): by workspace and channel, and due by local minute and zone.
@@ -175,9 +179,11 @@ TYPED: dict[str, TypedTable] = {
             (Column("local_minute", Integer), local_minute),
             (Column("tz", Text), _text("tz")),
             (Column("paused", Boolean, nullable=False), _flag("paused")),
+            (Column("created_by", Text), _text("created_by")),
             indexes=[
                 Index("ix_digests_team_channel", "team_id", "channel_id"),
                 Index("ix_digests_due", "local_minute", "tz", "paused"),
+                Index("ix_digests_team_creator", "team_id", "created_by"),
             ],
         ),
         # Slack deliveries (store.deliveries): pruned by time; unfinished ones replayed.
