@@ -286,6 +286,32 @@ class View(Generic[T]):
         for _, raw in self._store.items_where(self._name, field, values):
             yield self._model.model_validate(raw)
 
+    def matching(
+        self,
+        *,
+        newest_by: str | None = None,
+        limit: int | None = None,
+        **fields: str | bool | Collection[str],
+    ) -> list[T]:
+        """The records whose every named field has the value given (or one of the values),
+        e.g. ``matching(team_id=t, user_id=u, state=FINISHED, newest_by="created_at", limit=5)``.
+
+        Read by index where there is one (PostgreSQL), never by reading the whole table there;
+        key order, or ``newest_by`` (a numeric field) largest first, at most ``limit``.
+        """
+        known = self._model.model_fields
+        for name in [*fields, *([newest_by] if newest_by else [])]:
+            if name not in known:
+                raise ValueError(f"{self._model.__name__} has no field {name!r}")
+        where = {
+            name: (value,) if isinstance(value, str | bool) else tuple(value)
+            for name, value in fields.items()
+        }
+        pairs = self._store.items_matching(
+            self._name, where=where, newest_by=newest_by, limit=limit
+        )
+        return [self._model.model_validate(raw) for _, raw in pairs]
+
 
 class Table(View[T]):
     """Typed access to one table of the store.
