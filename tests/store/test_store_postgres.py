@@ -358,3 +358,111 @@ def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str
             )
         assert "ix_requests_state" in plan, plan
         assert "Seq Scan" not in plan, plan
+
+
+def _fill(table: str, **columns: str) -> str:
+    """20,000 rows of ``table`` whose records hold the typed columns' values (SQL per row n)."""
+    names = ", ".join(columns)
+    fields = ", ".join(f"'{name}', {name}" for name in columns)
+    values = ", ".join(f"{sql} AS {name}" for name, sql in columns.items())
+    return (
+        f"INSERT INTO {table} (key, value, {names}) "
+        f"SELECT '{table}' || n, json_build_object({fields}), {names} "
+        f"FROM (SELECT n, {values} FROM generate_series(1, 20000) AS n) AS rows"
+    )
+
+
+_FILL = {
+    # 200 workspaces of 50 people each, mostly finished requests.
+    "requests": _fill(
+        "requests",
+        team_id="'T' || (n % 200)",
+        user_id="'U' || (n % 50)",
+        kind="CASE WHEN n % 3 = 0 THEN 'refinement' ELSE 'brief' END",
+        state="CASE WHEN n % 97 = 0 THEN 'submitted' ELSE 'done' END",
+        created_at="n::float",
+    ),
+    # 200 workspaces, 100 channels and 50 creators each.
+    "digests": _fill(
+        "digests",
+        team_id="'T' || (n % 200)",
+        channel_id="'C' || (n % 100)",
+        created_by="'U' || (n % 50)",
+        paused="n % 7 = 0",
+    ),
+    "users": _fill("users", team_id="'T' || (n % 200)", user_id="'U' || n", state="'linked'"),
+}
+
+
+@pytest.mark.parametrize(
+    ("table", "where", "newest_by", "limit", "index"),
+    [
+        # App Home: a user's newest finished briefs.
+        (
+            "requests",
+            {"team_id": ["T1"], "user_id": ["U1"], "kind": ["brief"], "state": ["done", "failed"]},
+            "created_at",
+            5,
+            "ix_requests_team_user_created",
+        ),
+        # The lists: a user's refinements sent, newest first.
+        (
+            "requests",
+            {
+                "team_id": ["T1"],
+                "user_id": ["U1"],
+                "kind": ["refinement"],
+                "state": ["submitted", "posting", "done", "failed"],
+            },
+            "created_at",
+            None,
+            "ix_requests_team_user_created",
+        ),
+        # Revocation: a workspace's requests in flight.
+        (
+            "requests",
+            {"team_id": ["T1"], "state": ["new", "sending", "delayed", "submitted", "posting"]},
+            None,
+            None,
+            "ix_requests_team_state",
+        ),
+        # App Home and listings: a user's digests; a channel's; a workspace's (a ref's prefix).
+        ("digests", {"team_id": ["T1"], "created_by": ["U1"]}, None, None, "ix_digests_team_"),
+        ("digests", {"team_id": ["T1"], "channel_id": ["C1"]}, None, None, "ix_digests_team_"),
+        ("digests", {"team_id": ["T1"]}, None, None, "ix_digests_team_"),
+        # Revocation: a workspace's running digests, and its people.
+        ("digests", {"team_id": ["T1"], "paused": [False]}, None, None, "ix_digests_team_"),
+        ("users", {"team_id": ["T1"]}, None, None, "ix_users_team_state"),
+    ],
+)
+def test_the_reads_of_request_paths_use_an_index(
+    postgres_url: str,
+    table: str,
+    where: dict[str, list[Any]],
+    newest_by: str | None,
+    limit: int | None,
+    index: str,
+) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(text(_FILL[table]))
+            connection.execute(text(f"ANALYZE {table}"))
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if f"FROM {table}" in statement:
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            found = store.items_matching(table, where=where, newest_by=newest_by, limit=limit)
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        assert found  # the data has matches for every read
+        [(statement, params)] = issued  # one statement, read by the typed columns
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert index in plan, plan
+        assert "Seq Scan" not in plan, plan
