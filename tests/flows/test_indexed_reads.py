@@ -15,12 +15,13 @@ from contextlib import contextmanager
 import pytest
 from flows_helpers import ALICE, BRUNO, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
 
-from suggestbot.flows import home, requests, revocation, yours
+from suggestbot.flows import home, inspiration_watches, requests, revocation, yours
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.inspiration import Asker
 from suggestbot.store import MemoryStore
 from suggestbot.store.base import Scalar
 from suggestbot.store.codec import Record
+from suggestbot.store.offers import Watch
 from suggestbot.store.records import Digest, HeldInput, LinkedUser, Request, user_key
 from suggestbot.store.thread_bindings import ThreadBinding
 
@@ -61,11 +62,14 @@ class NoWholeTables(MemoryStore):
         table: str,
         *,
         where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
         newest_by: str | None = None,
         limit: int | None = None,
     ) -> list[tuple[str, Record]]:
         with self._by_index():
-            return super().items_matching(table, where=where, newest_by=newest_by, limit=limit)
+            return super().items_matching(
+                table, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
 
 
 @pytest.fixture
@@ -122,6 +126,23 @@ def _digest(
     )
     w.deps.records.digests.put(digest.id, digest)
     return digest
+
+
+def _watch(w: World, *, due: float, team: str = TEAM) -> Watch:
+    watch = Watch(
+        team_id=team,
+        user_id=ALICE,
+        channel_id=CHANNEL,
+        segment_id=SEGMENT,
+        use_case_id=USE_CASE,
+        segment_name="Segment",
+        use_case_name="Use",
+        locale="en",
+        started_at=w.clock(),
+        next_poll_at=due,
+    )
+    w.deps.records.watches.put(watch.id, watch)
+    return watch
 
 
 def test_app_home_reads_only_the_users_own_results_and_digests(
@@ -204,15 +225,15 @@ def test_a_revoked_workspace_is_stopped_and_forgotten_by_index(
     other_user = LinkedUser(team_id=OTHER_TEAM, user_id=ALICE, token_enc="sealed", linked_at=1.0)
     w.deps.records.users.put(user_key(OTHER_TEAM, ALICE), other_user)
     held = HeldInput(team_id=TEAM, user_id=ALICE, channel_id=CHANNEL, text="kept for later")
-    w.deps.records.held.put(held.id, held)
+    other_held = HeldInput(team_id=OTHER_TEAM, user_id=ALICE, channel_id=CHANNEL, text="mine")
+    w.deps.records.held.put_many({held.id: held, other_held.id: other_held})
+    watch, other_watch = _watch(w, due=1.0), _watch(w, due=1.0, team=OTHER_TEAM)
     store.guarding = True
-    # Held text and "generate now" watches have no index of their own yet.
-    store.allowed = {"held_inputs", "inspiration_watches"}
 
     stopped = revocation.stop_work(w.deps, team_id=TEAM, reason="app_uninstalled")
     forgotten = revocation.forget_people(w.deps, team_id=TEAM)
 
-    assert (stopped.requests, stopped.digests, forgotten) == (1, 1, 2)
+    assert (stopped.requests, stopped.digests, stopped.watches, forgotten) == (1, 1, 1, 2)
     assert w.timers.cancelled == [active.id]
     records = w.deps.records
     stored = records.requests.get(active.id)
@@ -226,6 +247,9 @@ def test_a_revoked_workspace_is_stopped_and_forgotten_by_index(
     assert records.users.get(user_key(TEAM, ALICE)) is None
     assert records.users.get(user_key(OTHER_TEAM, ALICE)) is not None
     assert records.held.get(held.id) is None
+    assert records.held.get(other_held.id) is not None
+    assert records.watches.get(watch.id) is None
+    assert records.watches.get(other_watch.id) is not None
 
 
 def test_status_renewal_reads_only_the_active_requests(w: World, store: NoWholeTables) -> None:
@@ -241,6 +265,19 @@ def test_status_renewal_reads_only_the_active_requests(w: World, store: NoWholeT
     assert requests.renew_statuses(w.deps) == 1
     [(channel, ts, _, _)] = w.slack.statuses
     assert (channel, ts) == (CHANNEL, root)
+
+
+def test_the_watch_job_reads_only_the_due_watches(w: World, store: NoWholeTables) -> None:
+    now = w.clock()
+    due = _watch(w, due=now - 1)
+    later = _watch(w, due=now + 60)
+    store.guarding = True
+
+    inspiration_watches.poll_watches(w.deps, now=now)
+
+    polled = w.deps.records.watches.get(due.id)
+    assert polled is not None and polled.next_poll_at > now  # looked at, due again later
+    assert w.deps.records.watches.get(later.id) == later  # not due: untouched
 
 
 def test_the_guard_fails_a_whole_table_read(store: NoWholeTables) -> None:

@@ -503,3 +503,23 @@ def test_items_matching_compares_exactly_and_skips_records_without_the_field(
     assert [key for key, _ in store.items_matching("runs", where={"x": ["2"]})] == ["b"]
     on_json = store.items_matching("requests", where={"labels": ["x"]})
     assert on_json == []
+
+
+def test_items_matching_bounds_numeric_fields_for_what_is_due(store: Store) -> None:
+    store.put_many(
+        "inspiration_watches",
+        {
+            "w1": {"team_id": "T1", "next_poll_at": 10},
+            "w2": {"team_id": "T1", "next_poll_at": 20.5},
+            "w3": {"team_id": "T2", "next_poll_at": 5},
+            "w4": {"team_id": "T1", "next_poll_at": True},  # not a number: never due
+            "w5": {"team_id": "T1"},
+        },
+    )
+    due = store.items_matching("inspiration_watches", where={}, at_most={"next_poll_at": 20.5})
+    assert [key for key, _ in due] == ["w1", "w2", "w3"]
+    theirs = store.items_matching(
+        "inspiration_watches", where={"team_id": ["T1"]}, at_most={"next_poll_at": 15}
+    )
+    assert theirs == [("w1", {"team_id": "T1", "next_poll_at": 10})]
+    assert store.items_matching("runs", where={}, at_most={"next_poll_at": 1e9}) == []

@@ -171,12 +171,31 @@ def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
                     """('d1', '{"created_by": "U1"}', false)"""
                 )
             )
+            connection.execute(
+                text(
+                    "INSERT INTO kv_records (tbl, key, value) VALUES "
+                    """('held_inputs', 'h1', '{"team_id": "T1", "created_at": 5}'), """
+                    """('inspiration_watches', 'w1', '{"team_id": "T1", "next_poll_at": 7.5}'), """
+                    """('thread_bindings', 'b1', '{"team_id": "T1"}')"""
+                )
+            )
         assert store.upgrade_schema() == ("0002", "0003")
         assert _columns(store, "requests", "r1")["kind"] == "refinement"
         assert _columns(store, "requests", "r2")["kind"] is None  # not a string: as a write
         assert _columns(store, "digests", "d1")["created_by"] == "U1"
         found = store.items_matching("digests", where={"created_by": ["U1"]})
         assert found == [("d1", {"created_by": "U1"})]
+        # Held inputs and watches moved to tables of their own, the rest stayed.
+        assert _columns(store, "held_inputs", "h1") == {
+            "key": "h1",
+            "team_id": "T1",
+            "created_at": 5.0,
+        }
+        assert _columns(store, "inspiration_watches", "w1")["next_poll_at"] == 7.5
+        assert store.get("held_inputs", "h1") == {"team_id": "T1", "created_at": 5}
+        with store.engine.connect() as connection:
+            left = connection.execute(text("SELECT tbl, key FROM kv_records")).all()
+        assert [tuple(row) for row in left] == [("thread_bindings", "b1")]
 
 
 def _columns(store: PostgresStore, table: str, key: str) -> dict[str, Any]:
@@ -390,58 +409,71 @@ _FILL = {
         created_by="'U' || (n % 50)",
         paused="n % 7 = 0",
     ),
+    "held_inputs": _fill("held_inputs", team_id="'T' || (n % 200)", created_at="n::float"),
+    "inspiration_watches": _fill(
+        "inspiration_watches", team_id="'T' || (n % 200)", next_poll_at="n::float"
+    ),
     "users": _fill("users", team_id="'T' || (n % 200)", user_id="'U' || n", state="'linked'"),
 }
 
 
 @pytest.mark.parametrize(
-    ("table", "where", "newest_by", "limit", "index"),
+    ("table", "query", "index"),
     [
         # App Home: a user's newest finished briefs.
         (
             "requests",
-            {"team_id": ["T1"], "user_id": ["U1"], "kind": ["brief"], "state": ["done", "failed"]},
-            "created_at",
-            5,
+            {
+                "where": {
+                    "team_id": ["T1"],
+                    "user_id": ["U1"],
+                    "kind": ["brief"],
+                    "state": ["done", "failed"],
+                },
+                "newest_by": "created_at",
+                "limit": 5,
+            },
             "ix_requests_team_user_created",
         ),
         # The lists: a user's refinements sent, newest first.
         (
             "requests",
             {
-                "team_id": ["T1"],
-                "user_id": ["U1"],
-                "kind": ["refinement"],
-                "state": ["submitted", "posting", "done", "failed"],
+                "where": {
+                    "team_id": ["T1"],
+                    "user_id": ["U1"],
+                    "kind": ["refinement"],
+                    "state": ["submitted", "posting", "done", "failed"],
+                },
+                "newest_by": "created_at",
             },
-            "created_at",
-            None,
             "ix_requests_team_user_created",
         ),
         # Revocation: a workspace's requests in flight.
         (
             "requests",
-            {"team_id": ["T1"], "state": ["new", "sending", "delayed", "submitted", "posting"]},
-            None,
-            None,
+            {"where": {"team_id": ["T1"], "state": ["new", "sending", "delayed", "submitted"]}},
             "ix_requests_team_state",
         ),
         # App Home and listings: a user's digests; a channel's; a workspace's (a ref's prefix).
-        ("digests", {"team_id": ["T1"], "created_by": ["U1"]}, None, None, "ix_digests_team_"),
-        ("digests", {"team_id": ["T1"], "channel_id": ["C1"]}, None, None, "ix_digests_team_"),
-        ("digests", {"team_id": ["T1"]}, None, None, "ix_digests_team_"),
-        # Revocation: a workspace's running digests, and its people.
-        ("digests", {"team_id": ["T1"], "paused": [False]}, None, None, "ix_digests_team_"),
-        ("users", {"team_id": ["T1"]}, None, None, "ix_users_team_state"),
+        ("digests", {"where": {"team_id": ["T1"], "created_by": ["U1"]}}, "ix_digests_team_"),
+        ("digests", {"where": {"team_id": ["T1"], "channel_id": ["C1"]}}, "ix_digests_team_"),
+        ("digests", {"where": {"team_id": ["T1"]}}, "ix_digests_team_"),
+        # Revocation: a workspace's running digests, its people, what they typed, its watches.
+        ("digests", {"where": {"team_id": ["T1"], "paused": [False]}}, "ix_digests_team_"),
+        ("users", {"where": {"team_id": ["T1"]}}, "ix_users_team_state"),
+        ("held_inputs", {"where": {"team_id": ["T1"]}}, "ix_held_inputs_team"),
+        ("inspiration_watches", {"where": {"team_id": ["T1"]}}, "ix_inspiration_watches_team"),
+        # The watch job every few seconds: the watches due.
+        (
+            "inspiration_watches",
+            {"where": {}, "at_most": {"next_poll_at": 50.0}},
+            "ix_inspiration_watches_due",
+        ),
     ],
 )
 def test_the_reads_of_request_paths_use_an_index(
-    postgres_url: str,
-    table: str,
-    where: dict[str, list[Any]],
-    newest_by: str | None,
-    limit: int | None,
-    index: str,
+    postgres_url: str, table: str, query: dict[str, Any], index: str
 ) -> None:
     with PostgresStore(postgres_url) as store:
         with store.engine.begin() as connection:
@@ -455,7 +487,7 @@ def test_the_reads_of_request_paths_use_an_index(
 
         event.listen(store.engine, "before_cursor_execute", note)
         try:
-            found = store.items_matching(table, where=where, newest_by=newest_by, limit=limit)
+            found = store.items_matching(table, **query)
         finally:
             event.remove(store.engine, "before_cursor_execute", note)
         assert found  # the data has matches for every read

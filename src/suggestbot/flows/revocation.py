@@ -51,8 +51,8 @@ def stop_work(deps: Deps, *, team_id: str, reason: str) -> Stopped:
         paused += 1
     table = watches(deps)
     dropped = 0
-    for watch in list(table.values()):
-        if watch.team_id == team_id and table.delete(watch.id):
+    for watch in table.matching(team_id=team_id):
+        if table.delete(watch.id):
             dropped += 1
     return Stopped(stopped, paused, dropped)
 
@@ -65,7 +65,6 @@ def forget_people(deps: Deps, *, team_id: str) -> int:
     for user in records.users.matching(team_id=team_id):
         if records.users.delete(user_key(team_id, user.user_id)):
             users += 1
-    for held in list(records.held.values()):
-        if held.team_id == team_id:
-            records.held.delete(held.id)
+    for held in records.held.matching(team_id=team_id):
+        records.held.delete(held.id)
     return users

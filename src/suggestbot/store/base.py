@@ -68,17 +68,27 @@ def _matches(value: object, allowed: set[tuple[type, object]]) -> bool:
     return isinstance(value, str | bool) and _typed_value(value) in allowed
 
 
-def _newest_order(pair: tuple[str, Record], field: str) -> tuple[bool, float, str]:
-    value = pair[1].get(field)
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return (True, 0.0, pair[0])
-    return (False, -float(value), pair[0])
+        return None
+    return float(value)
+
+
+def _newest_order(pair: tuple[str, Record], field: str) -> tuple[bool, float, str]:
+    value = _number(pair[1].get(field))
+    return (True, 0.0, pair[0]) if value is None else (False, -value, pair[0])
+
+
+def _within(value: object, bound: float) -> bool:
+    number = _number(value)
+    return number is not None and number <= bound
 
 
 def select_matching(
     pairs: list[tuple[str, Record]],
     *,
     where: Mapping[str, Collection[Scalar]],
+    at_most: Mapping[str, float] | None = None,
     newest_by: str | None,
     limit: int | None,
 ) -> list[tuple[str, Record]]:
@@ -91,6 +101,7 @@ def select_matching(
         (key, record)
         for key, record in pairs
         if all(_matches(record.get(field), allowed) for field, allowed in wanted.items())
+        and all(_within(record.get(field), bound) for field, bound in (at_most or {}).items())
     ]
     if newest_by is not None:
         found.sort(key=lambda pair: _newest_order(pair, newest_by))
@@ -161,17 +172,21 @@ class Store(ABC):
         table: str,
         *,
         where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
         newest_by: str | None = None,
         limit: int | None = None,
     ) -> list[tuple[str, Record]]:
-        """The ``(key, record)`` pairs whose every field in ``where`` equals one of its values.
+        """The ``(key, record)`` pairs whose every field in ``where`` equals one of its values
+        and every (numeric) field in ``at_most`` is at most its bound (what is due by now).
 
         Sorted by key; with ``newest_by``, by that numeric field, largest first (records without
         it last, ties by key); at most ``limit`` of them. A field a record lacks matches nothing,
         and ``True`` never equals ``1``. A backend with indexed columns for the fields reads only
         the matching records (PostgreSQL); the single-process backends read the table.
         """
-        return select_matching(self.items(table), where=where, newest_by=newest_by, limit=limit)
+        return select_matching(
+            self.items(table), where=where, at_most=at_most, newest_by=newest_by, limit=limit
+        )
 
     @abstractmethod
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:

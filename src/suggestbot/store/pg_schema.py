@@ -186,6 +186,26 @@ TYPED: dict[str, TypedTable] = {
                 Index("ix_digests_team_creator", "team_id", "created_by"),
             ],
         ),
+        # What a user typed while unlinked (records.HeldInput): a workspace's, the old ones.
+        _typed(
+            "held_inputs",
+            (Column("team_id", Text), _text("team_id")),
+            (Column("created_at", Float), _number("created_at")),
+            indexes=[
+                Index("ix_held_inputs_team", "team_id"),
+                Index("ix_held_inputs_created", "created_at"),
+            ],
+        ),
+        # "Generate now" watches (offers.Watch): the due ones every few seconds, a workspace's.
+        _typed(
+            "inspiration_watches",
+            (Column("team_id", Text), _text("team_id")),
+            (Column("next_poll_at", Float), _number("next_poll_at")),
+            indexes=[
+                Index("ix_inspiration_watches_due", "next_poll_at"),
+                Index("ix_inspiration_watches_team", "team_id"),
+            ],
+        ),
         # Slack deliveries (store.deliveries): pruned by time; unfinished ones replayed.
         _typed(
             "deliveries",

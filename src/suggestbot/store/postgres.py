@@ -204,8 +204,8 @@ class _Target:
 
 def _column_takes(target: _Target, field: str, values: Collection[Scalar] | None) -> bool:
     """Whether ``field`` has a typed column that can answer for ``values`` exactly or as a
-    superset (``None``: can order by it): text columns hold only strings, flag columns only
-    ``True``/``False``, number columns order."""
+    superset (``None``: can order or bound it): text columns hold only strings, flag columns
+    only ``True``/``False``, number columns the numbers."""
     if target.typed is None or field not in target.typed.extract:
         return False
     kind = target.table.c[field].type
@@ -411,6 +411,7 @@ class PostgresStore(Store):
         table: str,
         *,
         where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
         newest_by: str | None = None,
         limit: int | None = None,
     ) -> list[tuple[str, Record]]:
@@ -421,14 +422,21 @@ class PostgresStore(Store):
         if any(not values for values in where.values()):
             return []
         t = target.table
-        conditions = [
+        conditions: list[ColumnElement[bool]] = [
             t.c[field].in_(sorted(set(values), key=str))
             for field, values in where.items()
             if _column_takes(target, field, values)
         ]
+        conditions += [
+            t.c[field] <= bound
+            for field, bound in (at_most or {}).items()
+            if _column_takes(target, field, None)
+        ]
         order_ok = newest_by is None or _column_takes(target, newest_by, None)
         if not conditions or not order_ok:
-            return super().items_matching(table, where=where, newest_by=newest_by, limit=limit)
+            return super().items_matching(
+                table, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
         query = select(t.c.key, t.c.value).where(*conditions)
         if newest_by is None:
             query = query.order_by(t.c.key)
@@ -438,7 +446,9 @@ class PostgresStore(Store):
         def read(most: int | None) -> tuple[int, list[tuple[str, Record]]]:
             with self._transaction() as connection:
                 rows = [(key, value) for key, value in connection.execute(query.limit(most))]
-            kept = select_matching(rows, where=where, newest_by=newest_by, limit=limit)
+            kept = select_matching(
+                rows, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
             return len(rows), kept
 
         read_count, found = read(limit)

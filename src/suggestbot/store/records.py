@@ -289,18 +289,21 @@ class View(Generic[T]):
     def matching(
         self,
         *,
+        at_most: Mapping[str, float] | None = None,
         newest_by: str | None = None,
         limit: int | None = None,
         **fields: str | bool | Collection[str],
     ) -> list[T]:
-        """The records whose every named field has the value given (or one of the values),
-        e.g. ``matching(team_id=t, user_id=u, state=FINISHED, newest_by="created_at", limit=5)``.
+        """The records whose every named field has the value given (or one of the values)
+        and whose numeric fields in ``at_most`` are at most their bounds, e.g.
+        ``matching(team_id=t, user_id=u, state=FINISHED, newest_by="created_at", limit=5)``.
 
         Read by index where there is one (PostgreSQL), never by reading the whole table there;
         key order, or ``newest_by`` (a numeric field) largest first, at most ``limit``.
         """
         known = self._model.model_fields
-        for name in [*fields, *([newest_by] if newest_by else [])]:
+        named = [*fields, *(at_most or {}), *([newest_by] if newest_by else [])]
+        for name in named:
             if name not in known:
                 raise ValueError(f"{self._model.__name__} has no field {name!r}")
         where = {
@@ -308,7 +311,7 @@ class View(Generic[T]):
             for name, value in fields.items()
         }
         pairs = self._store.items_matching(
-            self._name, where=where, newest_by=newest_by, limit=limit
+            self._name, where=where, at_most=at_most, newest_by=newest_by, limit=limit
         )
         return [self._model.model_validate(raw) for _, raw in pairs]
 
