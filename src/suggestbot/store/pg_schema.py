@@ -15,8 +15,8 @@ and the primary key index then serves that order.
 ``Store.items_where`` and ``Store.items_matching`` read by the typed columns: recovery and the
 status renewal read the active requests by state, App Home and the lists a user's requests by
 ``(team_id, user_id, created_at)``, a workspace's revocation its requests by
-``(team_id, state)``, its digests and users by team; digest listings read by team and channel or
-team and creator. Deferred work is claimed from ``work_leases``. The
+``(team_id, state)``, its digests, users, held inputs and watches by team; digest listings read
+by team and channel or team and creator; the watch job the watches due by ``next_poll_at``. Deferred work is claimed from ``work_leases``. The
 migrations in ``migrations/versions`` create exactly these tables (a test compares them).
 """
 
