@@ -9,6 +9,7 @@ checks that what the user sees is exactly their own records, as before.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 
@@ -16,11 +17,13 @@ import pytest
 from flows_helpers import ALICE, BRUNO, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
 
 from suggestbot.flows import home, inspiration_watches, requests, revocation, yours
+from suggestbot.flows import lists as flows_lists
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.inspiration import Asker
 from suggestbot.store import MemoryStore
 from suggestbot.store.base import Scalar
 from suggestbot.store.codec import Record
+from suggestbot.store.conversation import ListState
 from suggestbot.store.offers import Watch
 from suggestbot.store.records import Digest, HeldInput, LinkedUser, Request, user_key
 from suggestbot.store.thread_bindings import ThreadBinding
@@ -278,6 +281,22 @@ def test_the_watch_job_reads_only_the_due_watches(w: World, store: NoWholeTables
     polled = w.deps.records.watches.get(due.id)
     assert polled is not None and polled.next_poll_at > now  # looked at, due again later
     assert w.deps.records.watches.get(later.id) == later  # not due: untouched
+
+
+def test_a_list_starting_forgets_only_the_old_lists_by_index(
+    w: World, store: NoWholeTables
+) -> None:
+    lists = w.deps.records.lists
+    now = time.time()
+    old = ListState(kind="threads", team_id=TEAM, user_id=ALICE, created_at=now - 3 * 86400)
+    recent = ListState(kind="threads", team_id=TEAM, user_id=BRUNO, created_at=now - 3600)
+    lists.put_many({"old": old, "recent": recent})
+    store.guarding = True
+
+    flows_lists._forget_old_lists(w.deps)  # what starting a list does first
+
+    assert lists.get("old") is None
+    assert lists.get("recent") == recent
 
 
 def test_the_guard_fails_a_whole_table_read(store: NoWholeTables) -> None:

@@ -176,6 +176,7 @@ def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
                     "INSERT INTO kv_records (tbl, key, value) VALUES "
                     """('held_inputs', 'h1', '{"team_id": "T1", "created_at": 5}'), """
                     """('inspiration_watches', 'w1', '{"team_id": "T1", "next_poll_at": 7.5}'), """
+                    """('list_pages', 'l1', '{"created_at": 3}'), """
                     """('thread_bindings', 'b1', '{"team_id": "T1"}')"""
                 )
             )
@@ -192,6 +193,7 @@ def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
             "created_at": 5.0,
         }
         assert _columns(store, "inspiration_watches", "w1")["next_poll_at"] == 7.5
+        assert _columns(store, "list_pages", "l1") == {"key": "l1", "created_at": 3.0}
         assert store.get("held_inputs", "h1") == {"team_id": "T1", "created_at": 5}
         with store.engine.connect() as connection:
             left = connection.execute(text("SELECT tbl, key FROM kv_records")).all()
@@ -413,6 +415,7 @@ _FILL = {
     "inspiration_watches": _fill(
         "inspiration_watches", team_id="'T' || (n % 200)", next_poll_at="n::float"
     ),
+    "list_pages": _fill("list_pages", created_at="n::float"),
     "users": _fill("users", team_id="'T' || (n % 200)", user_id="'U' || n", state="'linked'"),
 }
 
@@ -464,6 +467,8 @@ _FILL = {
         ("users", {"where": {"team_id": ["T1"]}}, "ix_users_team_state"),
         ("held_inputs", {"where": {"team_id": ["T1"]}}, "ix_held_inputs_team"),
         ("inspiration_watches", {"where": {"team_id": ["T1"]}}, "ix_inspiration_watches_team"),
+        # A list starting: the old lists to forget.
+        ("list_pages", {"where": {}, "at_most": {"created_at": 50.0}}, "ix_list_pages_created"),
         # The watch job every few seconds: the watches due.
         (
             "inspiration_watches",

@@ -16,8 +16,10 @@ and the primary key index then serves that order.
 status renewal read the active requests by state, App Home and the lists a user's requests by
 ``(team_id, user_id, created_at)``, a workspace's revocation its requests by
 ``(team_id, state)``, its digests, users, held inputs and watches by team; digest listings read
-by team and channel or team and creator; the watch job the watches due by ``next_poll_at``. Deferred work is claimed from ``work_leases``. The
-migrations in ``migrations/versions`` create exactly these tables (a test compares them).
+by team and channel or team and creator; the watch job the watches due by ``next_poll_at``, a
+list as it starts the old list pages by ``created_at``. Deferred work is claimed from
+``work_leases``. The migrations in ``migrations/versions`` create exactly these tables (a test
+compares them).
 """
 
 from __future__ import annotations
@@ -205,6 +207,12 @@ TYPED: dict[str, TypedTable] = {
                 Index("ix_inspiration_watches_due", "next_poll_at"),
                 Index("ix_inspiration_watches_team", "team_id"),
             ],
+        ),
+        # Lists being paged (conversation.ListState): the old ones, forgotten as a list starts.
+        _typed(
+            "list_pages",
+            (Column("created_at", Float), _number("created_at")),
+            indexes=[Index("ix_list_pages_created", "created_at")],
         ),
         # Slack deliveries (store.deliveries): pruned by time; unfinished ones replayed.
         _typed(

@@ -301,6 +301,18 @@ class View(Generic[T]):
         Read by index where there is one (PostgreSQL), never by reading the whole table there;
         key order, or ``newest_by`` (a numeric field) largest first, at most ``limit``.
         """
+        found = self.items_matching(at_most=at_most, newest_by=newest_by, limit=limit, **fields)
+        return [record for _, record in found]
+
+    def items_matching(
+        self,
+        *,
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+        **fields: str | bool | Collection[str],
+    ) -> list[tuple[str, T]]:
+        """:meth:`matching` with each record's key."""
         known = self._model.model_fields
         named = [*fields, *(at_most or {}), *([newest_by] if newest_by else [])]
         for name in named:
@@ -313,7 +325,7 @@ class View(Generic[T]):
         pairs = self._store.items_matching(
             self._name, where=where, at_most=at_most, newest_by=newest_by, limit=limit
         )
-        return [self._model.model_validate(raw) for _, raw in pairs]
+        return [(key, self._model.model_validate(raw)) for key, raw in pairs]
 
 
 class Table(View[T]):

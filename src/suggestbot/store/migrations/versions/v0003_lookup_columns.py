@@ -2,9 +2,10 @@
 
 App Home and the lists read a user's requests of one kind, newest first; digest listings a
 workspace's digests by their creator; a revoked workspace its active requests, what its people
-typed while unlinked and its "Generate now" watches; the watch job the watches that are due.
-The new columns are filled from the stored records here, as every later write fills them, and
-the held inputs and watches move out of ``kv_records`` into tables of their own.
+typed while unlinked and its "Generate now" watches; the watch job the watches that are due;
+a list as it starts the old lists to forget. The new columns are filled from the stored
+records here, as every later write fills them, and the held inputs, watches and list pages move
+out of ``kv_records`` into tables of their own.
 
 Revision ID: 0003
 Revises: 0002
@@ -74,9 +75,12 @@ def upgrade() -> None:
     _own_table("inspiration_watches", {"team_id": sa.Text(), "next_poll_at": sa.Float()})
     op.create_index("ix_inspiration_watches_due", "inspiration_watches", ["next_poll_at"])
     op.create_index("ix_inspiration_watches_team", "inspiration_watches", ["team_id"])
+    _own_table("list_pages", {"created_at": sa.Float()})
+    op.create_index("ix_list_pages_created", "list_pages", ["created_at"])
 
 
 def downgrade() -> None:
+    _back_to_kv_records("list_pages")
     _back_to_kv_records("inspiration_watches")
     _back_to_kv_records("held_inputs")
     op.drop_index("ix_digests_team_creator", table_name="digests")
