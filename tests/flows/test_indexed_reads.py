@@ -8,71 +8,22 @@ checks that what the user sees is exactly their own records, as before.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
 
 import pytest
 from flows_helpers import ALICE, BRUNO, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
 
+from no_whole_tables import NoWholeTables
 from suggestbot.flows import home, inspiration_watches, requests, revocation, yours
 from suggestbot.flows import lists as flows_lists
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.inspiration import Asker
-from suggestbot.store import MemoryStore
-from suggestbot.store.base import Scalar
-from suggestbot.store.codec import Record
 from suggestbot.store.conversation import ListState
 from suggestbot.store.offers import Watch
 from suggestbot.store.records import Digest, HeldInput, LinkedUser, Request, user_key
 from suggestbot.store.thread_bindings import ThreadBinding
 
 OTHER_TEAM = "T2"
-
-
-class NoWholeTables(MemoryStore):
-    """A memory store on which reading a whole table fails the test (indexed reads pass)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.allowed: set[str] = set()  # tables a test still lets be read whole
-        self.guarding = False
-        self._indexed = threading.local()
-
-    @contextmanager
-    def _by_index(self) -> Iterator[None]:
-        self._indexed.on = True
-        try:
-            yield
-        finally:
-            self._indexed.on = False
-
-    def items(self, table: str) -> list[tuple[str, Record]]:
-        whole = not getattr(self._indexed, "on", False)
-        if self.guarding and whole and table not in self.allowed:
-            raise AssertionError(f"the whole table {table!r} was read")
-        return super().items(table)
-
-    def items_where(
-        self, table: str, field: str, values: Collection[str]
-    ) -> list[tuple[str, Record]]:
-        with self._by_index():
-            return super().items_where(table, field, values)
-
-    def items_matching(
-        self,
-        table: str,
-        *,
-        where: Mapping[str, Collection[Scalar]],
-        at_most: Mapping[str, float] | None = None,
-        newest_by: str | None = None,
-        limit: int | None = None,
-    ) -> list[tuple[str, Record]]:
-        with self._by_index():
-            return super().items_matching(
-                table, where=where, at_most=at_most, newest_by=newest_by, limit=limit
-            )
 
 
 @pytest.fixture

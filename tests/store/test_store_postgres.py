@@ -416,6 +416,9 @@ _FILL = {
         "inspiration_watches", team_id="'T' || (n % 200)", next_poll_at="n::float"
     ),
     "list_pages": _fill("list_pages", created_at="n::float"),
+    "slack_installations": _fill(
+        "slack_installations", team_id="'T' || (n % 5000)", enterprise_id="'E' || (n % 500)"
+    ),
     "users": _fill("users", team_id="'T' || (n % 200)", user_id="'U' || n", state="'linked'"),
 }
 
@@ -467,6 +470,13 @@ _FILL = {
         ("users", {"where": {"team_id": ["T1"]}}, "ix_users_team_state"),
         ("held_inputs", {"where": {"team_id": ["T1"]}}, "ix_held_inputs_team"),
         ("inspiration_watches", {"where": {"team_id": ["T1"]}}, "ix_inspiration_watches_team"),
+        # An uninstall: a workspace's installations, an organisation's.
+        ("slack_installations", {"where": {"team_id": ["T1"]}}, "ix_slack_installations_team"),
+        (
+            "slack_installations",
+            {"where": {"enterprise_id": ["E1"]}},
+            "ix_slack_installations_enterprise",
+        ),
         # A list starting: the old lists to forget.
         ("list_pages", {"where": {}, "at_most": {"created_at": 50.0}}, "ix_list_pages_created"),
         # The watch job every few seconds: the watches due.
