@@ -474,6 +474,8 @@ def test_items_matching_orders_newest_first_and_stops_at_the_limit(store: Store)
     top = store.items_matching("requests", where=where, newest_by="created_at", limit=3)
     assert [key for key, _ in top] == ["r9", "r7", "r5"]
     assert store.items_matching("requests", where=where, limit=0) == []
+    with pytest.raises(ValueError, match="negative"):
+        store.items_matching("requests", where=where, limit=-1)
 
 
 def test_items_matching_compares_exactly_and_skips_records_without_the_field(

@@ -419,6 +419,8 @@ class PostgresStore(Store):
         checked again against the records themselves (a flag column reads an absent field as
         False), so the answer is exactly the other backends'."""
         target = self._check(table)
+        if limit is not None and limit < 0:
+            raise ValueError("limit must not be negative")
         if any(not values for values in where.values()):
             return []
         t = target.table
