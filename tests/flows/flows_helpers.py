@@ -24,7 +24,7 @@ from slack_sdk.web import SlackResponse
 
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.store import MemoryStore, TokenVault
+from suggestbot.store import MemoryStore, Store, TokenVault
 from suggestbot.store.records import LinkedUser, Records, user_key
 
 BASE_URL = "https://content.test"
@@ -428,7 +428,8 @@ class World:
         return token
 
 
-def world() -> World:
+def world(*, store: Store | None = None) -> World:
+    """The flows wired to the doubles, on ``store`` (a fresh in-memory one by default)."""
     clock = FakeClock()
     service = ScriptedService(clock)
     slack = RecordingSlack()
@@ -438,7 +439,7 @@ def world() -> World:
         BASE_URL, auth=auth, transport=service.transport(), sleep=lambda s: None, max_retries=0
     )
     deps = Deps(
-        records=Records(MemoryStore()),
+        records=Records(store if store is not None else MemoryStore()),
         vault=TokenVault([Fernet.generate_key().decode()]),
         content=content,
         slack=slack,  # type: ignore[arg-type]

@@ -419,3 +419,109 @@ def test_items_where_reads_the_records_whose_field_is_one_of_the_values(store: S
     assert found == [("a", {"state": "new"}), ("b", {"state": "submitted", "n": 1})]
     assert store.items_where("runs", "state", {"new"}) == [("e", {"state": "new"})]
     assert store.items_where("requests", "state", []) == []
+
+
+def _request(team: str, user: str, kind: str, state: str, created_at: float) -> dict[str, Any]:
+    return {
+        "team_id": team,
+        "user_id": user,
+        "kind": kind,
+        "state": state,
+        "created_at": created_at,
+    }
+
+
+def test_items_matching_reads_the_records_that_match_every_field(store: Store) -> None:
+    store.put_many(
+        "requests",
+        {
+            "r1": _request("T1", "U1", "brief", "done", 10),
+            "r2": _request("T1", "U1", "refinement", "done", 20),
+            "r3": _request("T1", "U2", "brief", "failed", 30),
+            "r4": _request("T2", "U1", "brief", "done", 40),
+            "r5": _request("T1", "U1", "brief", "submitted", 50),
+        },
+    )
+    found = store.items_matching(
+        "requests", where={"team_id": ["T1"], "user_id": ["U1"], "state": ["done", "failed"]}
+    )
+    assert [key for key, _ in found] == ["r1", "r2"]
+    assert found[0][1] == _request("T1", "U1", "brief", "done", 10)
+    assert [key for key, _ in store.items_matching("requests", where={"team_id": ["T2"]})] == ["r4"]
+    assert store.items_matching("requests", where={"team_id": []}) == []
+    assert store.items_matching("requests", where={"team_id": ["T3"]}) == []
+    assert store.items_matching("empty", where={"team_id": ["T1"]}) == []
+
+
+def test_items_matching_orders_newest_first_and_stops_at_the_limit(store: Store) -> None:
+    store.put_many(
+        "requests",
+        {
+            f"r{n}": _request("T1", "U1", "brief" if n % 2 else "refinement", "done", float(n))
+            for n in range(1, 10)
+        }
+        | {
+            "same-b": _request("T1", "U1", "brief", "done", 5.0),
+            "same-a": _request("T1", "U1", "brief", "done", 5.0),
+            "undated": {"team_id": "T1", "user_id": "U1", "kind": "brief", "state": "done"},
+            "other": _request("T1", "U2", "brief", "done", 99.0),
+        },
+    )
+    where = {"team_id": ["T1"], "user_id": ["U1"], "kind": ["brief"]}
+    newest = store.items_matching("requests", where=where, newest_by="created_at")
+    expected = ["r9", "r7", "r5", "same-a", "same-b", "r3", "r1", "undated"]
+    assert [key for key, _ in newest] == expected
+    top = store.items_matching("requests", where=where, newest_by="created_at", limit=3)
+    assert [key for key, _ in top] == ["r9", "r7", "r5"]
+    assert store.items_matching("requests", where=where, limit=0) == []
+    with pytest.raises(ValueError, match="negative"):
+        store.items_matching("requests", where=where, limit=-1)
+
+
+def test_items_matching_compares_exactly_and_skips_records_without_the_field(
+    store: Store,
+) -> None:
+    store.put_many(
+        "digests",
+        {
+            "d1": {"team_id": "T1", "paused": False},
+            "d2": {"team_id": "T1", "paused": True},
+            "d0": {"team_id": "T1"},  # no flag at all: not "not paused"
+            "d4": {"team_id": "T1", "paused": 0},  # 0 is not False
+            "d5": {"team_id": ["T1"], "paused": False},  # a list is not the string
+        },
+    )
+    assert [key for key, _ in store.items_matching("digests", where={"paused": [False]})] == [
+        "d1",
+        "d5",
+    ]
+    both = store.items_matching("digests", where={"team_id": ["T1"], "paused": [False]})
+    assert [key for key, _ in both] == ["d1"]
+    # d0 comes first by key but does not match: the limit still finds d1.
+    limited = store.items_matching("digests", where={"team_id": ["T1"], "paused": [False]}, limit=1)
+    assert [key for key, _ in limited] == ["d1"]
+    # A table with no typed columns, and a field with none: the same answers.
+    store.put_many("runs", {"a": {"team_id": "T1", "x": "1"}, "b": {"team_id": "T1", "x": "2"}})
+    assert [key for key, _ in store.items_matching("runs", where={"x": ["2"]})] == ["b"]
+    on_json = store.items_matching("requests", where={"labels": ["x"]})
+    assert on_json == []
+
+
+def test_items_matching_bounds_numeric_fields_for_what_is_due(store: Store) -> None:
+    store.put_many(
+        "inspiration_watches",
+        {
+            "w1": {"team_id": "T1", "next_poll_at": 10},
+            "w2": {"team_id": "T1", "next_poll_at": 20.5},
+            "w3": {"team_id": "T2", "next_poll_at": 5},
+            "w4": {"team_id": "T1", "next_poll_at": True},  # not a number: never due
+            "w5": {"team_id": "T1"},
+        },
+    )
+    due = store.items_matching("inspiration_watches", where={}, at_most={"next_poll_at": 20.5})
+    assert [key for key, _ in due] == ["w1", "w2", "w3"]
+    theirs = store.items_matching(
+        "inspiration_watches", where={"team_id": ["T1"]}, at_most={"next_poll_at": 15}
+    )
+    assert theirs == [("w1", {"team_id": "T1", "next_poll_at": 10})]
+    assert store.items_matching("runs", where={}, at_most={"next_poll_at": 1e9}) == []

@@ -55,6 +55,59 @@ def plan_updates(olds: Mapping[str, Record], updates: Mapping[str, Updater]) -> 
     return plan
 
 
+Scalar = str | bool
+"""What :meth:`Store.items_matching` compares a record's field with."""
+
+
+def _typed_value(value: object) -> tuple[type, object]:
+    # Equality that tells True from 1, as the stored JSON does.
+    return (type(value), value)
+
+
+def _matches(value: object, allowed: set[tuple[type, object]]) -> bool:
+    return isinstance(value, str | bool) and _typed_value(value) in allowed
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _newest_order(pair: tuple[str, Record], field: str) -> tuple[bool, float, str]:
+    value = _number(pair[1].get(field))
+    return (True, 0.0, pair[0]) if value is None else (False, -value, pair[0])
+
+
+def _within(value: object, bound: float) -> bool:
+    number = _number(value)
+    return number is not None and number <= bound
+
+
+def select_matching(
+    pairs: list[tuple[str, Record]],
+    *,
+    where: Mapping[str, Collection[Scalar]],
+    at_most: Mapping[str, float] | None = None,
+    newest_by: str | None,
+    limit: int | None,
+) -> list[tuple[str, Record]]:
+    """:meth:`Store.items_matching` over ``pairs`` already read (sorted by key): the one
+    definition of what matches, so every backend agrees, whatever it reads first."""
+    if limit is not None and limit < 0:
+        raise ValueError("limit must not be negative")
+    wanted = {field: {_typed_value(v) for v in values} for field, values in where.items()}
+    found = [
+        (key, record)
+        for key, record in pairs
+        if all(_matches(record.get(field), allowed) for field, allowed in wanted.items())
+        and all(_within(record.get(field), bound) for field, bound in (at_most or {}).items())
+    ]
+    if newest_by is not None:
+        found.sort(key=lambda pair: _newest_order(pair, newest_by))
+    return found if limit is None else found[:limit]
+
+
 def check_table_name(table: str) -> None:
     """Reject table names other than ``[a-z_]+``; they end up inside SQL identifiers."""
     if not isinstance(table, str) or not _TABLE_NAME.fullmatch(table):
@@ -113,6 +166,27 @@ class Store(ABC):
         """
         wanted = set(values)
         return [(key, rec) for key, rec in self.items(table) if rec.get(field) in wanted]
+
+    def items_matching(
+        self,
+        table: str,
+        *,
+        where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, Record]]:
+        """The ``(key, record)`` pairs whose every field in ``where`` equals one of its values
+        and every (numeric) field in ``at_most`` is at most its bound (what is due by now).
+
+        Sorted by key; with ``newest_by``, by that numeric field, largest first (records without
+        it last, ties by key); at most ``limit`` of them. A field a record lacks matches nothing,
+        and ``True`` never equals ``1``. A backend with indexed columns for the fields reads only
+        the matching records (PostgreSQL); the single-process backends read the table.
+        """
+        return select_matching(
+            self.items(table), where=where, at_most=at_most, newest_by=newest_by, limit=limit
+        )
 
     @abstractmethod
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:

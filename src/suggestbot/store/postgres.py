@@ -37,9 +37,12 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import (
+    Boolean,
     Connection,
     Engine,
+    Float,
     Table,
+    Text,
     create_engine,
     delete,
     make_url,
@@ -52,7 +55,16 @@ from sqlalchemy.engine import URL
 from sqlalchemy.sql.elements import ColumnElement
 
 from suggestbot.store import codec, pg_migrations
-from suggestbot.store.base import Claim, Store, Updater, check_key, check_table_name, plan_updates
+from suggestbot.store.base import (
+    Claim,
+    Scalar,
+    Store,
+    Updater,
+    check_key,
+    check_table_name,
+    plan_updates,
+    select_matching,
+)
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED, WORK_LEASES
@@ -188,6 +200,20 @@ class _Target:
 
     def pk(self) -> list[str]:
         return ["key"] if self.typed is not None else ["tbl", "key"]
+
+
+def _column_takes(target: _Target, field: str, values: Collection[Scalar] | None) -> bool:
+    """Whether ``field`` has a typed column that can answer for ``values`` exactly or as a
+    superset (``None``: can order or bound it): text columns hold only strings, flag columns
+    only ``True``/``False``, number columns the numbers."""
+    if target.typed is None or field not in target.typed.extract:
+        return False
+    kind = target.table.c[field].type
+    if values is None:
+        return isinstance(kind, Float)
+    if isinstance(kind, Boolean):
+        return all(isinstance(v, bool) for v in values)
+    return isinstance(kind, Text) and all(isinstance(v, str) for v in values)
 
 
 def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
@@ -379,6 +405,59 @@ class PostgresStore(Store):
         )
         with self._transaction() as connection:
             return [(key, value) for key, value in connection.execute(query)]
+
+    def items_matching(
+        self,
+        table: str,
+        *,
+        where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, Record]]:
+        """Filtered (and ordered) by the typed, indexed columns in SQL; the rows it returns are
+        checked again against the records themselves (a flag column reads an absent field as
+        False), so the answer is exactly the other backends'."""
+        target = self._check(table)
+        if limit is not None and limit < 0:
+            raise ValueError("limit must not be negative")
+        if any(not values for values in where.values()):
+            return []
+        t = target.table
+        conditions: list[ColumnElement[bool]] = [
+            t.c[field].in_(sorted(set(values), key=str))
+            for field, values in where.items()
+            if _column_takes(target, field, values)
+        ]
+        conditions += [
+            t.c[field] <= bound
+            for field, bound in (at_most or {}).items()
+            if _column_takes(target, field, None)
+        ]
+        order_ok = newest_by is None or _column_takes(target, newest_by, None)
+        if not conditions or not order_ok:
+            return super().items_matching(
+                table, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
+        query = select(t.c.key, t.c.value).where(*conditions)
+        if newest_by is None:
+            query = query.order_by(t.c.key)
+        else:
+            query = query.order_by(t.c[newest_by].desc().nulls_last(), t.c.key)
+
+        def read(most: int | None) -> tuple[int, list[tuple[str, Record]]]:
+            with self._transaction() as connection:
+                rows = [(key, value) for key, value in connection.execute(query.limit(most))]
+            kept = select_matching(
+                rows, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
+            return len(rows), kept
+
+        read_count, found = read(limit)
+        if limit is not None and read_count == limit and len(found) < limit:
+            # A row the columns matched but its record did not: read them all, then cut.
+            _, found = read(None)
+        return found
 
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
         codec.encode(value)

@@ -286,6 +286,47 @@ class View(Generic[T]):
         for _, raw in self._store.items_where(self._name, field, values):
             yield self._model.model_validate(raw)
 
+    def matching(
+        self,
+        *,
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+        **fields: str | bool | Collection[str],
+    ) -> list[T]:
+        """The records whose every named field has the value given (or one of the values)
+        and whose numeric fields in ``at_most`` are at most their bounds, e.g.
+        ``matching(team_id=t, user_id=u, state=FINISHED, newest_by="created_at", limit=5)``.
+
+        Read by index where there is one (PostgreSQL), never by reading the whole table there;
+        key order, or ``newest_by`` (a numeric field) largest first, at most ``limit``.
+        """
+        found = self.items_matching(at_most=at_most, newest_by=newest_by, limit=limit, **fields)
+        return [record for _, record in found]
+
+    def items_matching(
+        self,
+        *,
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+        **fields: str | bool | Collection[str],
+    ) -> list[tuple[str, T]]:
+        """:meth:`matching` with each record's key."""
+        known = self._model.model_fields
+        named = [*fields, *(at_most or {}), *([newest_by] if newest_by else [])]
+        for name in named:
+            if name not in known:
+                raise ValueError(f"{self._model.__name__} has no field {name!r}")
+        where = {
+            name: (value,) if isinstance(value, str | bool) else tuple(value)
+            for name, value in fields.items()
+        }
+        pairs = self._store.items_matching(
+            self._name, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+        )
+        return [(key, self._model.model_validate(raw)) for key, raw in pairs]
+
 
 class Table(View[T]):
     """Typed access to one table of the store.
