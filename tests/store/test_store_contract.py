@@ -348,7 +348,8 @@ def test_a_lease_that_ran_out_is_taken_over_and_a_renewed_one_is_not(store: Stor
     assert store.renew("polls", ["alive"], owner="A", now=25.0, lease_s=LEASE_S) == ["alive"]
     # At 32 the first lease (until 31) ran out; the renewed one lasts until 55.
     taken = store.claim_due("polls", owner="B", now=32.0, due_by=32.0, lease_s=LEASE_S, limit=9)
-    assert [(c.key, c.due_at) for c in taken] == [("dead", 0.0)]
+    assert [(c.key, c.due_at, c.taken_over) for c in taken] == [("dead", 0.0, True)]
+    assert not any(c.taken_over for c in claimed)  # free units: nobody's work taken over
     # A holder that lost its lease can neither renew nor release it.
     assert store.renew("polls", ["dead", "alive"], owner="A", now=33.0, lease_s=LEASE_S) == [
         "alive"
@@ -365,7 +366,10 @@ def test_release_sets_the_next_due_time_or_forgets_the_unit(store: Store) -> Non
     assert store.release("polls", "done", owner="A", due_at=None)
     assert store.claim_due("polls", owner="B", now=10.0, due_by=10.0, lease_s=1, limit=9) == []
     later = store.claim_due("polls", owner="B", now=11.0, due_by=11.0, lease_s=1, limit=9)
-    assert [(c.key, c.due_at) for c in later] == [("again", 11.0)]
+    assert [(c.key, c.due_at, c.taken_over) for c in later] == [("again", 11.0, False)]
+    # The owner's own lease that ran out (a stall) is not another's work taken over.
+    mine = store.claim_due("polls", owner="B", now=13.0, due_by=13.0, lease_s=1, limit=9)
+    assert [(c.key, c.taken_over) for c in mine] == [("again", False)]
     assert not store.schedule("polls", "again", due_at=99.0, if_absent=True)  # exists: kept
 
 

@@ -34,6 +34,13 @@ class Timers(Protocol):
     def resume_send(self, request_id: str, *, at: float) -> None:
         """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
 
+    def hold_send(self, request_id: str) -> None:
+        """This process sends the request now (recorded, not yet handed to the service): if
+        it dies before :meth:`end_send`, another replica sends it once the hold runs out."""
+
+    def end_send(self, request_id: str) -> None:
+        """The send begun with :meth:`hold_send` is over (its next step, if any, scheduled)."""
+
     def cancel(self, request_id: str) -> None: ...
 
 

@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+from suggestbot import metrics
 from suggestbot.contentapi import GenerationRun
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import first_poll_delay
@@ -41,6 +42,7 @@ from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
 from suggestbot.store import StoreError
+from suggestbot.store.base import Claim
 from suggestbot.store.work_queue import WorkQueue
 
 log = logging.getLogger(__name__)
@@ -95,6 +97,13 @@ def lease_period(deps: Deps) -> float:
 def owner_id() -> str:
     """Who holds a lease: host, process and an instance id (two stages in one process differ)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _count_taken_over(claims: Iterable[Claim]) -> None:
+    taken = sum(1 for claim in claims if claim.taken_over)
+    if taken:
+        metrics.CLAIMS_TAKEN_OVER.inc(taken)
+        log.info("took over %d unit(s) of work whose holder's lease ran out", taken)
 
 
 def job_id(request_id: str) -> str:
@@ -156,6 +165,33 @@ class SchedulerTimers:
         replica)."""
         if self._sends().schedule(request_id, due_at=at, if_absent=True):
             self.watching.wake()
+
+    def hold_send(self, request_id: str) -> None:
+        """Write the request's send down as held by this process (due when the hold runs out,
+        renewed while the process lives), so that a replica dying before the service has the
+        run leaves a unit another one claims within one lease period. Due no earlier than the
+        hold ends, so no other replica's claim can come between the two writes."""
+        deps = self._deps()
+        now = time.time()
+        lease_s = lease_period(deps)
+        sends = self._sends()
+        sends.schedule(request_id, due_at=now + lease_s)
+        if sends.claim_keys([request_id], owner=self.owner, now=now, lease_s=lease_s):
+            with self._lock:
+                self._sending.add(request_id)
+
+    def end_send(self, request_id: str) -> None:
+        """The held send is over: its unit goes, unless the send asked for another (a
+        ``Retry-After`` rescheduled it, and this process no longer holds it)."""
+        with self._lock:
+            held = request_id in self._sending
+            self._sending.discard(request_id)
+        if held:
+            try:
+                self._sends().release(request_id, owner=self.owner, due_at=None)
+            except StoreError as exc:
+                # Its hold runs out: another replica (or this one) finds the request sent.
+                log.warning("could not end the send of %s (%s)", request_id, exc)
 
     def cancel(self, request_id: str) -> None:
         self._stop_polling(request_id)
@@ -279,6 +315,7 @@ class SchedulerTimers:
             # The watch thread must outlive a bug here, or this replica polls nothing more.
             log.exception("claiming due polls failed; trying again shortly")
             return
+        _count_taken_over(claims)
         for claim in claims:
             with self._lock:
                 self._leased.add(claim.key)
@@ -289,6 +326,7 @@ class SchedulerTimers:
         claims = sends.claim_due(
             owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=CLAIM_LIMIT
         )
+        _count_taken_over(claims)
         for claim in claims:
             with self._lock:
                 self._sending.add(claim.key)

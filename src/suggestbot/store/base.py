@@ -69,10 +69,15 @@ def check_key(key: str) -> None:
 
 @dataclass(frozen=True)
 class Claim:
-    """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due."""
+    """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due.
+
+    ``taken_over``: another owner held it and let its lease run out (it died or stalled), so
+    the work it had begun may have been done in part.
+    """
 
     key: str
     due_at: float
+    taken_over: bool = False
 
 
 class Store(ABC):
@@ -185,7 +190,8 @@ class Store(ABC):
         self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
     ) -> list[Claim]:
         """Lease to ``owner`` until ``now + lease_s`` at most ``limit`` units due by ``due_by``
-        that are free or whose lease ran out by ``now``; earliest due first.
+        that are free or whose lease ran out by ``now``; earliest due first. A unit whose
+        lease ran out under another owner comes back with ``taken_over``.
 
         Atomic: of concurrent claimers each unit goes to one.
         """

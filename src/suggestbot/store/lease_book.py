@@ -62,9 +62,10 @@ class LeaseBook:
             if unit.owner is not None and unit.lease_until > now:
                 leased.append((key, unit))  # runs out within the tolerance, not yet
                 continue
+            taken_over = unit.owner is not None and unit.owner != owner
             unit.owner, unit.lease_until = owner, now + lease_s
             leased.append((key, unit))
-            claimed.append(Claim(key, unit.due_at))
+            claimed.append(Claim(key, unit.due_at, taken_over))
         for key, unit in leased:
             heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
         return sorted(claimed, key=lambda claim: claim.due_at)

@@ -128,16 +128,17 @@ _LOCK_KEYS = text(
 CLAIM_DUE = text(
     """
     WITH picked AS (
-        SELECT key FROM work_leases
+        SELECT key, owner AS was FROM work_leases
         WHERE queue = :queue AND ready_at <= :due_by
           AND (owner IS NULL OR lease_until <= :now)
         ORDER BY ready_at
         LIMIT :limit
         FOR UPDATE SKIP LOCKED
     )
-    UPDATE work_leases SET owner = :owner, lease_until = :until, ready_at = :until
-    WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
-    RETURNING key, due_at
+    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
+    FROM picked
+    WHERE w.queue = :queue AND w.key = picked.key
+    RETURNING w.key, w.due_at, picked.was IS NOT NULL AND picked.was <> :owner
     """
 )
 _CLAIM_KEYS = text(
@@ -467,7 +468,8 @@ class PostgresStore(Store):
         }
         with self._transaction() as connection:
             rows = connection.execute(CLAIM_DUE, params).all()
-        return sorted((Claim(key, due_at) for key, due_at in rows), key=lambda c: c.due_at)
+        claims = (Claim(key, due_at, bool(over)) for key, due_at, over in rows)
+        return sorted(claims, key=lambda c: c.due_at)
 
     def claim_keys(
         self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
