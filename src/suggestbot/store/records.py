@@ -419,3 +419,5 @@ class Records:
         self.run_polls = WorkQueue(store, "run_polls")
         # A brief waiting to be sent (or sent again after Retry-After), keyed by request id.
         self.run_sends = WorkQueue(store, "run_sends")
+        # Periodic passes that one replica at a time runs (forgetting old state), keyed by name.
+        self.maintenance = WorkQueue(store, "maintenance")
