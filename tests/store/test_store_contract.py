@@ -358,6 +358,41 @@ def test_a_lease_that_ran_out_is_taken_over_and_a_renewed_one_is_not(store: Stor
     assert store.claim_due("polls", owner="B", now=54.0, due_by=54.0, lease_s=1, limit=9) == []
 
 
+def test_a_claim_with_a_share_leases_its_part_of_what_is_claimable(store: Store) -> None:
+    for n in range(10):
+        store.schedule("polls", f"u{n}", due_at=float(n))
+    store.schedule("polls", "later", due_at=50.0)
+    first = store.claim_due(
+        "polls", owner="A", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=99, share=2
+    )
+    assert [c.key for c in first] == ["u0", "u1", "u2", "u3", "u4"]  # the earliest half
+    second = store.claim_due(
+        "polls", owner="B", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=99, share=3
+    )
+    assert [c.key for c in second] == ["u5", "u6"]  # a third of five, rounded up
+    last = store.claim_due(
+        "polls", owner="B", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=2, share=2
+    )
+    assert [c.key for c in last] == ["u7"]  # half of the two looked at
+    one = store.claim_due(
+        "polls", owner="A", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=9, share=4
+    )
+    assert [c.key for c in one] == ["u8"]  # never nothing while something is claimable
+
+
+def test_holders_count_the_owners_of_live_leases(store: Store) -> None:
+    for key in ("a", "b", "c"):
+        store.schedule("replicas", key, due_at=0.0)
+    store.schedule("polls", "other queue", due_at=0.0)
+    store.claim_keys("replicas", ["a", "b"], owner="A", now=1.0, lease_s=10.0)
+    store.claim_keys("replicas", ["c"], owner="B", now=1.0, lease_s=20.0)
+    store.claim_keys("polls", ["other queue"], owner="C", now=1.0, lease_s=20.0)
+    assert store.holders("replicas", now=5.0) == 2
+    assert store.holders("replicas", now=12.0) == 1  # A's leases ran out
+    assert store.holders("replicas", now=30.0) == 0
+    assert store.holders("empty", now=0.0) == 0
+
+
 def test_release_sets_the_next_due_time_or_forgets_the_unit(store: Store) -> None:
     store.schedule("polls", "again", due_at=0.0)
     store.schedule("polls", "done", due_at=0.0)

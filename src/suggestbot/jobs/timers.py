@@ -86,8 +86,16 @@ RENEW_SHARE = 1 / 3
 # woken at once by a poll this process schedules): what another replica scheduled is claimed
 # this late at most, well inside the early tolerance at the contract's schedule.
 CLAIM_EVERY_S = 0.25
-# Polls claimed at a time: bounds what one replica grabs while others are idle.
+# Polls looked at per claim. Of those claimable, a replica leases only its share (one in as
+# many as replicas are live, the earliest due first) and claims at the same steady pace whether
+# or not its sweeps roll, so each takes about its share of what falls due and adding a replica
+# adds throughput, instead of the one that asks most often taking everything.
 CLAIM_LIMIT = 500
+# How often a replica renews its heartbeat and counts the live ones: a replica joining gets
+# its share within this.
+BEAT_EVERY_S = 1.0
+# Dead replicas' heartbeat units swept away at a time.
+SWEEP_DEAD = 16
 
 
 def lease_period(deps: Deps) -> float:
@@ -133,6 +141,9 @@ class SchedulerTimers:
         self._leased: set[str] = set()  # request ids whose poll this process holds
         self._sending: set[str] = set()  # request ids whose send this process holds
         self._renewed_at = 0.0
+        self._claimed_at = 0.0
+        self._beat_at = 0.0
+        self._live = 1  # replicas claiming work, this one included (from their heartbeats)
 
     # --- the Timers protocol ----------------------------------------------------------------
 
@@ -243,6 +254,10 @@ class SchedulerTimers:
         self._sweepers.shutdown(wait=wait, cancel_futures=not wait)
         if wait and self.deps is not None:
             self._give_back(self.watching.take(until=float("inf")))
+            try:
+                self.deps.records.replicas.unschedule(self.owner)  # no longer claims a share
+            except StoreError as exc:
+                log.warning("could not remove this replica's heartbeat (%s)", exc)
 
     def _give_back(self, items: Iterable[Due]) -> None:
         for item in items:
@@ -267,7 +282,11 @@ class SchedulerTimers:
             rolling = self._any_sweeping()
             if deps is not None:
                 now = time.time()
-                self._claim_and_renew(deps, now)
+                # The loop wakes often (a rolling sweep, a local poll falling due); claims keep
+                # one steady pace all the same, so no replica out-asks the others.
+                if now - self._claimed_at >= self._claim_every(deps):
+                    self._claimed_at = now
+                    self._claim_and_renew(deps, now)
                 # A sweep is paging: polls join it as soon as they may be read. Else a batch
                 # starts once a poll is due, with every poll due within the tolerance.
                 due = self.watching.take(
@@ -296,6 +315,9 @@ class SchedulerTimers:
         polls = deps.records.run_polls
         lease_s = lease_period(deps)
         try:
+            if now - self._beat_at >= BEAT_EVERY_S:
+                self._beat_at = now
+                self._beat(deps.records.replicas, now, lease_s)
             if now - self._renewed_at >= RENEW_SHARE * lease_s:
                 self._renew(polls, now, lease_s)
                 self._renew_sends(deps.records.run_sends, now, lease_s)
@@ -307,6 +329,7 @@ class SchedulerTimers:
                 due_by=now + self._horizon(deps),
                 lease_s=lease_s,
                 limit=CLAIM_LIMIT,
+                share=self._live,
             )
         except StoreError as exc:
             log.warning("claiming due polls failed (%s); trying again shortly", exc)
@@ -320,6 +343,25 @@ class SchedulerTimers:
             with self._lock:
                 self._leased.add(claim.key)
             self.watching.put(claim.key, claim.due_at)
+
+    @property
+    def live_replicas(self) -> int:
+        """Replicas claiming work (this one included), as their heartbeats last said."""
+        return self._live
+
+    def _beat(self, replicas: WorkQueue, now: float, lease_s: float) -> None:
+        """Keep this replica's heartbeat unit leased to it, sweep away dead replicas' units
+        (their leases ran out) and count the live ones. Written due when its lease would run
+        out, so no other replica can claim it between the two writes."""
+        if not replicas.renew([self.owner], owner=self.owner, now=now, lease_s=lease_s):
+            replicas.schedule(self.owner, due_at=now + lease_s, if_absent=True)
+            replicas.claim_keys([self.owner], owner=self.owner, now=now, lease_s=lease_s)
+        for claim in replicas.claim_due(
+            owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=SWEEP_DEAD
+        ):
+            if claim.key != self.owner:
+                replicas.unschedule(claim.key)
+        self._live = max(1, replicas.holders(now=now))
 
     def _claim_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
         """Sends due by now (never early: a ``Retry-After`` is kept), each run on a worker."""

@@ -187,11 +187,22 @@ class Store(ABC):
 
     @abstractmethod
     def claim_due(
-        self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
     ) -> list[Claim]:
         """Lease to ``owner`` until ``now + lease_s`` at most ``limit`` units due by ``due_by``
         that are free or whose lease ran out by ``now``; earliest due first. A unit whose
         lease ran out under another owner comes back with ``taken_over``.
+
+        ``share``: how many claimers split the work; of the (at most ``limit``) claimable
+        units only the earliest ``ceil(n / share)`` are leased, the rest left to the others.
 
         Atomic: of concurrent claimers each unit goes to one.
         """
@@ -213,6 +224,11 @@ class Store(ABC):
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         """End ``owner``'s lease on ``key``: due again at ``due_at``, or forgotten with None
         (done). False, and nothing changes, when ``owner`` no longer holds it."""
+
+    @abstractmethod
+    def holders(self, queue: str, *, now: float) -> int:
+        """How many distinct owners hold a lease in ``queue`` that has not run out by ``now``.
+        Meant for small queues (one unit per process, as a heartbeat)."""
 
     @abstractmethod
     def close(self) -> None:
