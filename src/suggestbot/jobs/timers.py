@@ -182,12 +182,10 @@ class SchedulerTimers:
         renewed while the process lives), so that a replica dying before the service has the
         run leaves a unit another one claims within one lease period. Due no earlier than the
         hold ends, so no other replica's claim can come between the two writes."""
-        deps = self._deps()
-        now = time.time()
-        lease_s = lease_period(deps)
+        lease_s = lease_period(self._deps())
         sends = self._sends()
-        sends.schedule(request_id, due_at=now + lease_s)
-        if sends.claim_keys([request_id], owner=self.owner, now=now, lease_s=lease_s):
+        sends.schedule(request_id, due_at=time.time() + lease_s)
+        if sends.claim_keys([request_id], owner=self.owner, now=time.time(), lease_s=lease_s):
             with self._lock:
                 self._sending.add(request_id)
 
