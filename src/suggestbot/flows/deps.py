@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -74,6 +75,9 @@ class Deps:
     content_locale: str = "en"
     clock: Callable[[], float] = time.time
     crash_point: Callable[[str], None] = _no_crash
+    # Who this process is when it claims work in the store (digest deliveries): unique per
+    # process and per start, so a claim is never mistaken for another replica's.
+    owner: str = field(default_factory=lambda: uuid.uuid4().hex)
     catalog_ttl_s: float = 300.0
     # Multiplies every poll delay; tests and the demo shrink it along with the sandbox's clock.
     poll_scale: float = 1.0
