@@ -55,6 +55,7 @@ class RecordingTimers:
     watched: list[tuple[str, float]] = field(default_factory=list)
     sends: list[tuple[str, float]] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)  # sends begun and not yet ended
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.watched.append((request_id, delay_s))
@@ -67,6 +68,13 @@ class RecordingTimers:
 
     def resume_send(self, request_id: str, *, at: float) -> None:
         self.sends.append((request_id, at))
+
+    def hold_send(self, request_id: str) -> None:
+        self.held.append(request_id)
+
+    def end_send(self, request_id: str) -> None:
+        if request_id in self.held:
+            self.held.remove(request_id)
 
     def cancel(self, request_id: str) -> None:
         self.cancelled.append(request_id)

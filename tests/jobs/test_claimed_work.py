@@ -176,3 +176,53 @@ def test_a_replica_that_stops_mid_sweep_gives_back_the_polls_held_for_it(
         owner="x", now=time.time(), due_by=time.time(), lease_s=1, limit=9
     )
     assert sorted(claim.key for claim in back) == sorted(later)
+
+
+def test_two_replicas_take_a_fair_share_of_polls_falling_due(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One replica's sweep rolls on (a slow workspace), which makes it look at its list every
+    few tens of milliseconds; it still claims no faster than the other, and both take a real
+    share of what falls due, so a second replica adds throughput."""
+    swept: dict[str, int] = {}
+    lock = threading.Lock()
+    release = threading.Event()
+    blocker: list[str] = []
+
+    def sweep(deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        with lock:
+            for item in due:
+                swept[item.request_id] = id(deps)
+        if any(item.request_id in blocker for item in due):
+            release.wait(60)  # this workspace's sweep keeps rolling
+        return set()
+
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    started = []
+    for _ in range(2):
+        replica = Replica(records)
+        replica.deps.poll_scale = 1.0  # the contract's pace: claims every quarter second
+        started.append(replica.start())
+    try:
+        slow = Request(team_id="T-slow", user_id="U1", channel_id="C1", body={}, state="delayed")
+        records.requests.put(slow.id, slow)
+        blocker.append(slow.id)
+        records.run_polls.schedule(slow.id, due_at=time.time())
+        _wait_until(lambda: slow.id in swept)
+        _wait_until(lambda: all(r.timers.live_replicas == 2 for r in started))
+        start = time.time() + 0.2
+        wanted = []
+        for n in range(300):
+            req = Request(team_id=f"T{n % 30}", user_id="U1", channel_id="C1", body={})
+            records.requests.put(req.id, req)
+            records.run_polls.schedule(req.id, due_at=start + n * 0.01)  # over three seconds
+            wanted.append(req.id)
+        _wait_until(lambda: all(rid in swept for rid in wanted))
+    finally:
+        release.set()
+        for replica in started:
+            replica.stop()
+    shares = [sum(1 for rid in wanted if swept[rid] == id(r.deps)) for r in started]
+    assert sum(shares) == 300
+    assert min(shares) >= 300 * 0.3, shares  # each took a real share
+    assert [r.timers.live_replicas for r in started] == [2, 2]

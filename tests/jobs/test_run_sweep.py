@@ -50,6 +50,12 @@ class NotedTimers:
     def resume_send(self, request_id: str, *, at: float) -> None:
         raise AssertionError("a poll never sends")
 
+    def hold_send(self, request_id: str) -> None:
+        raise AssertionError("a poll never sends")
+
+    def end_send(self, request_id: str) -> None:
+        raise AssertionError("a poll never sends")
+
     def cancel(self, request_id: str) -> None:
         self.next_poll.pop(request_id, None)
 

@@ -4,12 +4,10 @@ database restart mid-load loses nothing.
 
 The replicas are real ``suggestbot serve`` processes (see ``cluster_harness``) behind the
 loopback balancer (``balancer``), on the sandbox and the Slack emulator as everywhere in this
-suite. Until work claiming lands, every replica runs every timer (each polls the runs it
-watches, each runs the digest wave): Slack deliveries are de-duplicated through the delivery log
-in the database and posts through the posting intents. The intents leave one window open — a
-replica that finds another's intent while that one is still posting posts too — so a replica
-restarted here (which resumes every run in flight, also those the other replica watches) could
-double a variant; these tests would then fail, as they should, until work claiming closes it.
+suite. Deferred work (run polls, sends, digest deliveries, maintenance passes) is claimed
+through leases in the database, so a replica starting again resumes only requests that have no
+unit of work there: a brief another replica is sending or watching stays with it, and each
+brief gets one run and one post.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from cluster_harness import ClusterStage
 from reliability_harness import (
     generic_errors,
     held_back,
-    is_ready,
     leaks_to_slack,
     metadata_of,
     result_problems,
@@ -160,49 +157,9 @@ def test_rolling_restart_of_every_replica_under_load_fails_no_slash_command(
     assert all(count > 0 for count in balancer.counts().values())
     assert all("draining: /readyz answers 503" in r.log_text() for r in cluster.replicas)
 
-    _each_posted_once_but_for_the_known_race(cluster, sorted(answers), re.compile(r"RR-\d{3}"))
-
-
-# What a variant posted twice looks like to ``result_problems``.
-DOUBLED_VARIANT = ["thread holds variants [1, 1] of 1"]
-
-
-def _each_posted_once_but_for_the_known_race(
-    stage: ClusterStage, tags: list[str], pattern: re.Pattern[str]
-) -> None:
-    """Every brief of the rolling restart has one root, ready, with its variant.
-
-    Until work claiming lands, a replica starting again resumes every brief still being sent or
-    watched, also those the other replica is handling at that instant: both may create a run
-    (so the run count is not checked here) and both may post the variant, the posting intent
-    leaving a window while the first post is under way. A variant posted twice is therefore an
-    expected failure (xfail, naming the briefs); anything else fails. Work claiming closes the
-    window; then this becomes ``_posted_once`` with ``runs_once=True``.
-    """
-    wait_for(
-        lambda: all(
-            tag in (found := roots_by_tag(stage, pattern))
-            and is_ready(found[tag][0], user=ALICE, variants=1)
-            for tag in tags
-        ),
-        timeout=RESULT_TIMEOUT_S,
-        what="a ready root for every brief",
-        detail=lambda: str(sorted(set(tags) - set(roots_by_tag(stage, pattern)))),
-    )
-    roots = wait_quiet(lambda: roots_by_tag(stage, pattern), settle_s=1.0, timeout=60)
-    assert {tag: len(found) for tag, found in roots.items() if len(found) != 1} == {}
-    assert set(roots) == set(tags)
-    problems = {
-        tag: found
-        for tag in tags
-        if (found := result_problems(stage, roots[tag][0], user=ALICE, variants=1))
-    }
-    assert {tag: p for tag, p in problems.items() if p != DOUBLED_VARIANT} == {}
-    assert set(runs_by_tag(stage, pattern)) == set(tags)
-    if problems:
-        pytest.xfail(
-            f"variant posted twice across replicas (until work claiming): {sorted(problems)}"
-        )
+    # A replica starting again resumes only what has no unit of work in the database, so a
+    # brief another replica is sending or watching is left to it: one run, one post each.
+    _posted_once(cluster, user=ALICE, tags=sorted(answers), pattern=re.compile(r"RR-\d{3}"))
 
 
 def _signed(body: bytes, content_type: str) -> dict[str, str]:

@@ -40,6 +40,12 @@ class RecordedTimers:
     def send_later(self, request_id: str, *, at: float) -> None:
         self.calls.append(("send", request_id))
 
+    def hold_send(self, request_id: str) -> None:
+        """Holding the send is not what these tests look at."""
+
+    def end_send(self, request_id: str) -> None:
+        """Nor is ending it."""
+
     def cancel(self, request_id: str) -> None:
         self.calls.append(("cancel", request_id))
 

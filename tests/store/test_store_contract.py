@@ -348,13 +348,49 @@ def test_a_lease_that_ran_out_is_taken_over_and_a_renewed_one_is_not(store: Stor
     assert store.renew("polls", ["alive"], owner="A", now=25.0, lease_s=LEASE_S) == ["alive"]
     # At 32 the first lease (until 31) ran out; the renewed one lasts until 55.
     taken = store.claim_due("polls", owner="B", now=32.0, due_by=32.0, lease_s=LEASE_S, limit=9)
-    assert [(c.key, c.due_at) for c in taken] == [("dead", 0.0)]
+    assert [(c.key, c.due_at, c.taken_over) for c in taken] == [("dead", 0.0, True)]
+    assert not any(c.taken_over for c in claimed)  # free units: nobody's work taken over
     # A holder that lost its lease can neither renew nor release it.
     assert store.renew("polls", ["dead", "alive"], owner="A", now=33.0, lease_s=LEASE_S) == [
         "alive"
     ]
     assert not store.release("polls", "dead", owner="A", due_at=None)
     assert store.claim_due("polls", owner="B", now=54.0, due_by=54.0, lease_s=1, limit=9) == []
+
+
+def test_a_claim_with_a_share_leases_its_part_of_what_is_claimable(store: Store) -> None:
+    for n in range(10):
+        store.schedule("polls", f"u{n}", due_at=float(n))
+    store.schedule("polls", "later", due_at=50.0)
+    first = store.claim_due(
+        "polls", owner="A", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=99, share=2
+    )
+    assert [c.key for c in first] == ["u0", "u1", "u2", "u3", "u4"]  # the earliest half
+    second = store.claim_due(
+        "polls", owner="B", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=99, share=3
+    )
+    assert [c.key for c in second] == ["u5", "u6"]  # a third of five, rounded up
+    last = store.claim_due(
+        "polls", owner="B", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=2, share=2
+    )
+    assert [c.key for c in last] == ["u7"]  # half of the two looked at
+    one = store.claim_due(
+        "polls", owner="A", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=9, share=4
+    )
+    assert [c.key for c in one] == ["u8"]  # never nothing while something is claimable
+
+
+def test_holders_count_the_owners_of_live_leases(store: Store) -> None:
+    for key in ("a", "b", "c"):
+        store.schedule("replicas", key, due_at=0.0)
+    store.schedule("polls", "other queue", due_at=0.0)
+    store.claim_keys("replicas", ["a", "b"], owner="A", now=1.0, lease_s=10.0)
+    store.claim_keys("replicas", ["c"], owner="B", now=1.0, lease_s=20.0)
+    store.claim_keys("polls", ["other queue"], owner="C", now=1.0, lease_s=20.0)
+    assert store.holders("replicas", now=5.0) == 2
+    assert store.holders("replicas", now=12.0) == 1  # A's leases ran out
+    assert store.holders("replicas", now=30.0) == 0
+    assert store.holders("empty", now=0.0) == 0
 
 
 def test_release_sets_the_next_due_time_or_forgets_the_unit(store: Store) -> None:
@@ -365,7 +401,10 @@ def test_release_sets_the_next_due_time_or_forgets_the_unit(store: Store) -> Non
     assert store.release("polls", "done", owner="A", due_at=None)
     assert store.claim_due("polls", owner="B", now=10.0, due_by=10.0, lease_s=1, limit=9) == []
     later = store.claim_due("polls", owner="B", now=11.0, due_by=11.0, lease_s=1, limit=9)
-    assert [(c.key, c.due_at) for c in later] == [("again", 11.0)]
+    assert [(c.key, c.due_at, c.taken_over) for c in later] == [("again", 11.0, False)]
+    # The owner's own lease that ran out (a stall) is not another's work taken over.
+    mine = store.claim_due("polls", owner="B", now=13.0, due_by=13.0, lease_s=1, limit=9)
+    assert [(c.key, c.taken_over) for c in mine] == [("again", False)]
     assert not store.schedule("polls", "again", due_at=99.0, if_absent=True)  # exists: kept
 
 

@@ -338,6 +338,7 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
                 "due_by": 101.0,
                 "until": 130.0,
                 "limit": 100,
+                "share": 2,
             }
             plan = "\n".join(
                 connection.execute(text(f"EXPLAIN {CLAIM_DUE.text}"), params).scalars()

@@ -100,6 +100,9 @@ def record(
         req = req.model_copy(update={"id": request_id})
         if not deps.records.requests.put_if_absent(request_id, req):
             return deps.records.requests.get(request_id) or req
+    # Before the ack too: a replica that dies from here until its run is recorded leaves a
+    # send another one takes over (ended by :func:`launch`).
+    deps.timers.hold_send(req.id)
     # Counted once per new record: a replayed delivery finds its record and returns above.
     usage.count(deps, team_id=team_id, briefs=1)
     return req
@@ -110,12 +113,15 @@ def launch(deps: Deps, request_id: str, *, response_url: str | None = None) -> R
     retries, the send timer does both later (and keeps trying): a recorded brief is not left
     behind until the next restart."""
     try:
-        requests.post_root(deps, request_id, response_url=response_url)
-    except (SlackApiError, OSError) as exc:
-        if not slackio.unavailable(exc):
-            raise
-        log.warning("request %s: Slack is unavailable; posting its root later", request_id)
-        deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
-        return deps.records.requests.get(request_id)
-    requests.submit(deps, request_id, root_says_sending=True)
+        try:
+            requests.post_root(deps, request_id, response_url=response_url)
+        except (SlackApiError, OSError) as exc:
+            if not slackio.unavailable(exc):
+                raise
+            log.warning("request %s: Slack is unavailable; posting its root later", request_id)
+            deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
+            return deps.records.requests.get(request_id)
+        requests.submit(deps, request_id, root_says_sending=True)
+    finally:
+        deps.timers.end_send(request_id)
     return deps.records.requests.get(request_id)

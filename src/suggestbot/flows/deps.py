@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -33,6 +34,13 @@ class Timers(Protocol):
 
     def resume_send(self, request_id: str, *, at: float) -> None:
         """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
+
+    def hold_send(self, request_id: str) -> None:
+        """This process sends the request now (recorded, not yet handed to the service): if
+        it dies before :meth:`end_send`, another replica sends it once the hold runs out."""
+
+    def end_send(self, request_id: str) -> None:
+        """The send begun with :meth:`hold_send` is over (its next step, if any, scheduled)."""
 
     def cancel(self, request_id: str) -> None: ...
 
@@ -67,6 +75,9 @@ class Deps:
     content_locale: str = "en"
     clock: Callable[[], float] = time.time
     crash_point: Callable[[str], None] = _no_crash
+    # Who this process is when it claims work in the store (digest deliveries): unique per
+    # process and per start, so a claim is never mistaken for another replica's.
+    owner: str = field(default_factory=lambda: uuid.uuid4().hex)
     catalog_ttl_s: float = 300.0
     # Multiplies every poll delay; tests and the demo shrink it along with the sandbox's clock.
     poll_scale: float = 1.0

@@ -365,8 +365,11 @@ def accepted(deps: Deps, request_id: str, run: GenerationRun) -> None:
     )
     if req is None:
         return
-    refresh_root(deps, req)
+    # Written down before anything slower (the root's Slack update); until then the held
+    # send is the unit another replica takes over if this one dies here.
+    deps.crash_point("run_recorded")
     deps.timers.watch_run(request_id, delay_s=first_poll_delay(deps))
+    refresh_root(deps, req)
 
 
 def first_poll_delay(deps: Deps) -> float:
@@ -461,7 +464,11 @@ def retry(deps: Deps, request_id: str, *, acting_user: str) -> bool:
     if not claimed:
         return True
     deps.timers.cancel(request_id)
-    submit(deps, request_id)
+    deps.timers.hold_send(request_id)
+    try:
+        submit(deps, request_id)
+    finally:
+        deps.timers.end_send(request_id)
     return True
 
 

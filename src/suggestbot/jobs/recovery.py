@@ -38,6 +38,12 @@ def resume_all(deps: Deps) -> int:
 
 
 def resume_one(deps: Deps, request_id: str) -> None:
-    """Used by the send timer: post a missing root before sending."""
+    """Used by the send timer: post a missing root before sending. A send taken over from a
+    replica that died once its run was recorded finds the request submitted: it is watched
+    (unless its poll is already written down), not sent again."""
+    req = deps.records.requests.get(request_id)
+    if req is not None and req.state in ("submitted", "posting"):
+        deps.timers.resume_watch(request_id)
+        return
     requests.post_root(deps, request_id)
     requests.submit(deps, request_id)

@@ -32,6 +32,7 @@ import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+from suggestbot import metrics
 from suggestbot.contentapi import GenerationRun
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import first_poll_delay
@@ -41,6 +42,7 @@ from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
 from suggestbot.store import StoreError
+from suggestbot.store.base import Claim
 from suggestbot.store.work_queue import WorkQueue
 
 log = logging.getLogger(__name__)
@@ -84,8 +86,16 @@ RENEW_SHARE = 1 / 3
 # woken at once by a poll this process schedules): what another replica scheduled is claimed
 # this late at most, well inside the early tolerance at the contract's schedule.
 CLAIM_EVERY_S = 0.25
-# Polls claimed at a time: bounds what one replica grabs while others are idle.
+# Polls looked at per claim. Of those claimable, a replica leases only its share (one in as
+# many as replicas are live, the earliest due first) and claims at the same steady pace whether
+# or not its sweeps roll, so each takes about its share of what falls due and adding a replica
+# adds throughput, instead of the one that asks most often taking everything.
 CLAIM_LIMIT = 500
+# How often a replica renews its heartbeat and counts the live ones: a replica joining gets
+# its share within this.
+BEAT_EVERY_S = 1.0
+# Dead replicas' heartbeat units swept away at a time.
+SWEEP_DEAD = 16
 
 
 def lease_period(deps: Deps) -> float:
@@ -95,6 +105,13 @@ def lease_period(deps: Deps) -> float:
 def owner_id() -> str:
     """Who holds a lease: host, process and an instance id (two stages in one process differ)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _count_taken_over(claims: Iterable[Claim]) -> None:
+    taken = sum(1 for claim in claims if claim.taken_over)
+    if taken:
+        metrics.CLAIMS_TAKEN_OVER.inc(taken)
+        log.info("took over %d unit(s) of work whose holder's lease ran out", taken)
 
 
 def job_id(request_id: str) -> str:
@@ -124,6 +141,9 @@ class SchedulerTimers:
         self._leased: set[str] = set()  # request ids whose poll this process holds
         self._sending: set[str] = set()  # request ids whose send this process holds
         self._renewed_at = 0.0
+        self._claimed_at = 0.0
+        self._beat_at = 0.0
+        self._live = 1  # replicas claiming work, this one included (from their heartbeats)
 
     # --- the Timers protocol ----------------------------------------------------------------
 
@@ -156,6 +176,31 @@ class SchedulerTimers:
         replica)."""
         if self._sends().schedule(request_id, due_at=at, if_absent=True):
             self.watching.wake()
+
+    def hold_send(self, request_id: str) -> None:
+        """Write the request's send down as held by this process (due when the hold runs out,
+        renewed while the process lives), so that a replica dying before the service has the
+        run leaves a unit another one claims within one lease period. Due no earlier than the
+        hold ends, so no other replica's claim can come between the two writes."""
+        lease_s = lease_period(self._deps())
+        sends = self._sends()
+        sends.schedule(request_id, due_at=time.time() + lease_s)
+        if sends.claim_keys([request_id], owner=self.owner, now=time.time(), lease_s=lease_s):
+            with self._lock:
+                self._sending.add(request_id)
+
+    def end_send(self, request_id: str) -> None:
+        """The held send is over: its unit goes, unless the send asked for another (a
+        ``Retry-After`` rescheduled it, and this process no longer holds it)."""
+        with self._lock:
+            held = request_id in self._sending
+            self._sending.discard(request_id)
+        if held:
+            try:
+                self._sends().release(request_id, owner=self.owner, due_at=None)
+            except StoreError as exc:
+                # Its hold runs out: another replica (or this one) finds the request sent.
+                log.warning("could not end the send of %s (%s)", request_id, exc)
 
     def cancel(self, request_id: str) -> None:
         self._stop_polling(request_id)
@@ -207,6 +252,10 @@ class SchedulerTimers:
         self._sweepers.shutdown(wait=wait, cancel_futures=not wait)
         if wait and self.deps is not None:
             self._give_back(self.watching.take(until=float("inf")))
+            try:
+                self.deps.records.replicas.unschedule(self.owner)  # no longer claims a share
+            except StoreError as exc:
+                log.warning("could not remove this replica's heartbeat (%s)", exc)
 
     def _give_back(self, items: Iterable[Due]) -> None:
         for item in items:
@@ -231,7 +280,11 @@ class SchedulerTimers:
             rolling = self._any_sweeping()
             if deps is not None:
                 now = time.time()
-                self._claim_and_renew(deps, now)
+                # The loop wakes often (a rolling sweep, a local poll falling due); claims keep
+                # one steady pace all the same, so no replica out-asks the others.
+                if now - self._claimed_at >= self._claim_every(deps):
+                    self._claimed_at = now
+                    self._claim_and_renew(deps, now)
                 # A sweep is paging: polls join it as soon as they may be read. Else a batch
                 # starts once a poll is due, with every poll due within the tolerance.
                 due = self.watching.take(
@@ -260,6 +313,9 @@ class SchedulerTimers:
         polls = deps.records.run_polls
         lease_s = lease_period(deps)
         try:
+            if now - self._beat_at >= BEAT_EVERY_S:
+                self._beat_at = now
+                self._beat(deps.records.replicas, now, lease_s)
             if now - self._renewed_at >= RENEW_SHARE * lease_s:
                 self._renew(polls, now, lease_s)
                 self._renew_sends(deps.records.run_sends, now, lease_s)
@@ -271,6 +327,7 @@ class SchedulerTimers:
                 due_by=now + self._horizon(deps),
                 lease_s=lease_s,
                 limit=CLAIM_LIMIT,
+                share=self._live,
             )
         except StoreError as exc:
             log.warning("claiming due polls failed (%s); trying again shortly", exc)
@@ -279,16 +336,37 @@ class SchedulerTimers:
             # The watch thread must outlive a bug here, or this replica polls nothing more.
             log.exception("claiming due polls failed; trying again shortly")
             return
+        _count_taken_over(claims)
         for claim in claims:
             with self._lock:
                 self._leased.add(claim.key)
             self.watching.put(claim.key, claim.due_at)
+
+    @property
+    def live_replicas(self) -> int:
+        """Replicas claiming work (this one included), as their heartbeats last said."""
+        return self._live
+
+    def _beat(self, replicas: WorkQueue, now: float, lease_s: float) -> None:
+        """Keep this replica's heartbeat unit leased to it, sweep away dead replicas' units
+        (their leases ran out) and count the live ones. Written due when its lease would run
+        out, so no other replica can claim it between the two writes."""
+        if not replicas.renew([self.owner], owner=self.owner, now=now, lease_s=lease_s):
+            replicas.schedule(self.owner, due_at=now + lease_s, if_absent=True)
+            replicas.claim_keys([self.owner], owner=self.owner, now=now, lease_s=lease_s)
+        for claim in replicas.claim_due(
+            owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=SWEEP_DEAD
+        ):
+            if claim.key != self.owner:
+                replicas.unschedule(claim.key)
+        self._live = max(1, replicas.holders(now=now))
 
     def _claim_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
         """Sends due by now (never early: a ``Retry-After`` is kept), each run on a worker."""
         claims = sends.claim_due(
             owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=CLAIM_LIMIT
         )
+        _count_taken_over(claims)
         for claim in claims:
             with self._lock:
                 self._sending.add(claim.key)

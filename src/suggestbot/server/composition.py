@@ -26,7 +26,7 @@ from suggestbot import metrics
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.jobs import digest_wave, inspiration_watch, retention, status_renewal
+from suggestbot.jobs import digest_wave, inspiration_watch, maintenance, status_renewal
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
@@ -47,7 +47,6 @@ from suggestbot.store.records import Records
 log = logging.getLogger(__name__)
 
 BACKGROUND_THREADS = 16
-PRUNE_EVERY_S = 600
 
 
 def slack_retry_handlers() -> list[RetryHandler]:
@@ -246,9 +245,11 @@ class Runtime:
         self.keys.record(check_at_start(store=self.store, vault=self.vault))
         self.scheduler.start()
         self.timers.start()
-        self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
-        self.scheduler.every(
-            "unsent:prune", retention.EVERY_S, lambda: retention.prune_unsent(self.deps)
+        maintenance.schedule(
+            self.scheduler,
+            self.deps.records.maintenance,
+            maintenance.passes(self.deps, prune_deliveries=self.deliveries.prune),
+            owner=self.timers.owner,
         )
         resume_all(self.deps)
         # After the requests: a replayed interaction finds the requests it already created.

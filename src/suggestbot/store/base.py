@@ -122,10 +122,15 @@ def check_key(key: str) -> None:
 
 @dataclass(frozen=True)
 class Claim:
-    """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due."""
+    """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due.
+
+    ``taken_over``: another owner held it and let its lease run out (it died or stalled), so
+    the work it had begun may have been done in part.
+    """
 
     key: str
     due_at: float
+    taken_over: bool = False
 
 
 class Store(ABC):
@@ -256,10 +261,22 @@ class Store(ABC):
 
     @abstractmethod
     def claim_due(
-        self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
     ) -> list[Claim]:
         """Lease to ``owner`` until ``now + lease_s`` at most ``limit`` units due by ``due_by``
-        that are free or whose lease ran out by ``now``; earliest due first.
+        that are free or whose lease ran out by ``now``; earliest due first. A unit whose
+        lease ran out under another owner comes back with ``taken_over``.
+
+        ``share``: how many claimers split the work; of the (at most ``limit``) claimable
+        units only the earliest ``ceil(n / share)`` are leased, the rest left to the others.
 
         Atomic: of concurrent claimers each unit goes to one.
         """
@@ -281,6 +298,11 @@ class Store(ABC):
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         """End ``owner``'s lease on ``key``: due again at ``due_at``, or forgotten with None
         (done). False, and nothing changes, when ``owner`` no longer holds it."""
+
+    @abstractmethod
+    def holders(self, queue: str, *, now: float) -> int:
+        """How many distinct owners hold a lease in ``queue`` that has not run out by ``now``.
+        Meant for small queues (one unit per process, as a heartbeat)."""
 
     @abstractmethod
     def close(self) -> None:

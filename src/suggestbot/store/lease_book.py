@@ -50,22 +50,26 @@ class LeaseBook:
         return self._units.pop(key, None) is not None
 
     def claim_due(
-        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
     ) -> list[Claim]:
-        claimed: list[Claim] = []
-        leased: list[tuple[str, _Unit]] = []
-        while self._heap and self._heap[0][0] <= due_by and len(claimed) < limit:
+        claimable: list[tuple[str, _Unit]] = []
+        kept: list[tuple[str, _Unit]] = []
+        while self._heap and self._heap[0][0] <= due_by and len(claimable) < limit:
             ready_at, _, key = heapq.heappop(self._heap)
             unit = self._units.get(key)
             if unit is None or unit.ready_at != ready_at:
                 continue  # replaced, claimed or forgotten since
             if unit.owner is not None and unit.lease_until > now:
-                leased.append((key, unit))  # runs out within the tolerance, not yet
+                kept.append((key, unit))  # runs out within the tolerance, not yet
                 continue
+            claimable.append((key, unit))
+        taking = -(-len(claimable) // max(share, 1))
+        claimed: list[Claim] = []
+        for key, unit in claimable[:taking]:
+            taken_over = unit.owner is not None and unit.owner != owner
             unit.owner, unit.lease_until = owner, now + lease_s
-            leased.append((key, unit))
-            claimed.append(Claim(key, unit.due_at))
-        for key, unit in leased:
+            claimed.append(Claim(key, unit.due_at, taken_over))
+        for key, unit in kept + claimable:
             heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
         return sorted(claimed, key=lambda claim: claim.due_at)
 
@@ -101,3 +105,8 @@ class LeaseBook:
         else:
             self._push(key, _Unit(due_at))
         return True
+
+    def holders(self, *, now: float) -> int:
+        return len(
+            {u.owner for u in self._units.values() if u.owner is not None and u.lease_until > now}
+        )

@@ -170,11 +170,19 @@ class LocalStore(Store):
             return self._book(queue, (key,)).unschedule(key)
 
     def claim_due(
-        self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
     ) -> list[Claim]:
         with self._lock:
             return self._book(queue).claim_due(
-                owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit
+                owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit, share=share
             )
 
     def claim_keys(
@@ -193,6 +201,10 @@ class LocalStore(Store):
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         with self._lock:
             return self._book(queue, (key,)).release(key, owner=owner, due_at=due_at)
+
+    def holders(self, queue: str, *, now: float) -> int:
+        with self._lock:
+            return self._book(queue).holders(now=now)
 
     def close(self) -> None:
         with self._lock:

@@ -139,17 +139,21 @@ _LOCK_KEYS = text(
 
 CLAIM_DUE = text(
     """
-    WITH picked AS (
-        SELECT key FROM work_leases
+    WITH claimable AS (
+        SELECT key, owner AS was, ready_at FROM work_leases
         WHERE queue = :queue AND ready_at <= :due_by
           AND (owner IS NULL OR lease_until <= :now)
         ORDER BY ready_at
         LIMIT :limit
         FOR UPDATE SKIP LOCKED
+    ), picked AS (
+        SELECT key, was FROM claimable ORDER BY ready_at
+        LIMIT (SELECT ceil(count(*) / CAST(:share AS double precision)) FROM claimable)
     )
-    UPDATE work_leases SET owner = :owner, lease_until = :until, ready_at = :until
-    WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
-    RETURNING key, due_at
+    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
+    FROM picked
+    WHERE w.queue = :queue AND w.key = picked.key
+    RETURNING w.key, w.due_at, picked.was IS NOT NULL AND picked.was <> :owner
     """
 )
 _CLAIM_KEYS = text(
@@ -172,6 +176,10 @@ _RENEW = text(
 _RELEASE = text(
     "UPDATE work_leases SET due_at = :due, ready_at = :due, owner = NULL, lease_until = NULL "
     "WHERE queue = :queue AND key = :key AND owner = :owner"
+)
+_HOLDERS = text(
+    "SELECT count(DISTINCT owner) FROM work_leases "
+    "WHERE queue = :queue AND ready_at > :now AND owner IS NOT NULL AND lease_until > :now"
 )
 _RELEASE_DONE = text(
     "DELETE FROM work_leases WHERE queue = :queue AND key = :key AND owner = :owner"
@@ -531,7 +539,15 @@ class PostgresStore(Store):
             return bool(connection.execute(statement).first())
 
     def claim_due(
-        self, queue: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
     ) -> list[Claim]:
         self._check_queue(queue)
         if limit <= 0:
@@ -543,10 +559,12 @@ class PostgresStore(Store):
             "due_by": due_by,
             "until": now + lease_s,
             "limit": limit,
+            "share": max(share, 1),
         }
         with self._transaction() as connection:
             rows = connection.execute(CLAIM_DUE, params).all()
-        return sorted((Claim(key, due_at) for key, due_at in rows), key=lambda c: c.due_at)
+        claims = (Claim(key, due_at, bool(over)) for key, due_at, over in rows)
+        return sorted(claims, key=lambda c: c.due_at)
 
     def claim_keys(
         self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
@@ -585,6 +603,11 @@ class PostgresStore(Store):
             else:
                 result = connection.execute(_RELEASE, {**params, "due": due_at})
             return bool(result.rowcount)
+
+    def holders(self, queue: str, *, now: float) -> int:
+        self._check_queue(queue)
+        with self._transaction() as connection:
+            return int(connection.execute(_HOLDERS, {"queue": queue, "now": now}).scalar_one())
 
     def close(self) -> None:
         if not self._closed:

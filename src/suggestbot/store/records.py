@@ -460,3 +460,8 @@ class Records:
         self.run_polls = WorkQueue(store, "run_polls")
         # A brief waiting to be sent (or sent again after Retry-After), keyed by request id.
         self.run_sends = WorkQueue(store, "run_sends")
+        # Periodic passes that one replica at a time runs (forgetting old state), keyed by name.
+        self.maintenance = WorkQueue(store, "maintenance")
+        # One unit per live process that claims work, keyed by its owner id and leased to it:
+        # how many share the work (a fair share each), and a dead one's unit is swept away.
+        self.replicas = WorkQueue(store, "replicas")

@@ -25,10 +25,16 @@ class WorkQueue:
         return self.store.unschedule(self.name, key)
 
     def claim_due(
-        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
     ) -> list[Claim]:
         return self.store.claim_due(
-            self.name, owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit
+            self.name,
+            owner=owner,
+            now=now,
+            due_by=due_by,
+            lease_s=lease_s,
+            limit=limit,
+            share=share,
         )
 
     def claim_keys(
@@ -41,3 +47,6 @@ class WorkQueue:
 
     def release(self, key: str, *, owner: str, due_at: float | None) -> bool:
         return self.store.release(self.name, key, owner=owner, due_at=due_at)
+
+    def holders(self, *, now: float) -> int:
+        return self.store.holders(self.name, now=now)
