@@ -96,14 +96,12 @@ def cluster(tmp_path: Path, postgres_url: str) -> Iterator[ClusterStage]:
         stage.stop()
 
 
-def test_three_replicas_killed_at_random_lose_and_double_nothing(
-    cluster: ClusterStage, postgres_url: str
-) -> None:
+def test_three_replicas_killed_at_random_lose_and_double_nothing(cluster: ClusterStage) -> None:
     _say(f"\nrandom kills: seed {SEED} (SUGGESTBOT_CHAOS_SEED={SEED} replays it)")
     rng = random.Random(SEED)
     began = time.monotonic()
     _ready_with_choices(cluster, ALICE, BRUNO)
-    digests = _subscribe(cluster, postgres_url)
+    digests = _subscribe(cluster)
     waves = sorted({d.time for d in digests})
     _say(f"set up after {time.monotonic() - began:.0f} s; waves at {waves} UTC")
     last_wave = max(_fire_at(d) for d in digests)
@@ -144,11 +142,14 @@ def test_three_replicas_killed_at_random_lose_and_double_nothing(
     assert len(briefs.answers) == BRIEFS and len(replies.sent) == REPLIES
 
     _say(f"load and waves done after {time.monotonic() - began:.0f} s")
-    _each_brief_done_once(cluster, briefs, dispatch_failed)
-    _each_reply_refined_once(cluster, replies, unacknowledged={d.event_id for d in unacknowledged})
-    _each_digest_posted_once(cluster, postgres_url, digests)
-    assert generic_errors(cluster) == [], f"seed {SEED}"
-    assert leaks_to_slack(cluster) == [], f"seed {SEED}"
+    findings = _Findings()
+    _each_brief_done_once(cluster, briefs, dispatch_failed, findings)
+    _each_reply_refined_once(
+        cluster, replies, unacknowledged={d.event_id for d in unacknowledged}, findings=findings
+    )
+    _each_digest_posted_once(cluster, digests, findings)
+    findings.expect("people told that something went wrong", generic_errors(cluster))
+    findings.expect("error names shown in Slack", leaks_to_slack(cluster))
 
     # Service tokens: each replica start has its own cache (one per token client), so the
     # service sees at most that many exchanges per tenant per token lifetime elapsed.
@@ -160,7 +161,12 @@ def test_three_replicas_killed_at_random_lose_and_double_nothing(
         f"{lifetimes} token lifetime(s); {time.monotonic() - began:.0f} s in all"
     )
     bound = starts * TOKEN_CLIENTS_PER_START * lifetimes
-    assert all(count <= bound for count in exchanges.values()), (exchanges, bound)
+    findings.expect(
+        f"tenants whose token was exchanged more than {bound} times",
+        {tenant: n for tenant, n in exchanges.items() if n > bound},
+    )
+    _say(f"findings: {findings.found or 'none'}")
+    assert findings.found == {}, f"seed {SEED}: lost or doubled: {findings.found}"
 
 
 # ---------------------------------------------------------------------- set-up
@@ -193,7 +199,7 @@ def _ready_with_choices(stage: ClusterStage, *users: str) -> None:
     )
 
 
-def _subscribe(stage: ClusterStage, database_url: str) -> list[Digest]:
+def _subscribe(stage: ClusterStage) -> list[Digest]:
     """:data:`CHANNELS_PER_WAVE` new channels per wave, each with a digest due at that wave's
     wall-clock minute (UTC), written to the database as the digest modal would."""
     now = datetime.now(UTC)
@@ -225,7 +231,8 @@ def _subscribe(stage: ClusterStage, database_url: str) -> list[Digest]:
                     lang="de" if user == BRUNO else "en",
                 )
             )
-    with PostgresStore(database_url) as store:
+    assert stage.database_url is not None
+    with PostgresStore(stage.database_url) as store:
         records = Records(store)
         for digest in made:
             records.digests.put(digest.id, digest)
@@ -372,7 +379,31 @@ def _variants_of(thread: list[dict[str, Any]], request_id: str) -> list[int]:
     )
 
 
-def _each_brief_done_once(stage: ClusterStage, briefs: _Briefs, dispatch_failed: list[str]) -> None:
+class _Findings:
+    """What went wrong, by check, collected so that one run reports every loss and every
+    double at once (a chaos run is too long to find them one failure at a time)."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, Any] = {}
+
+    def expect(self, check: str, wrong: Any) -> None:
+        """Record ``wrong`` under ``check`` unless it is empty."""
+        if wrong:
+            self.found[check] = wrong
+
+    def wait(self, check: str, wrong: Any) -> bool:
+        """Wait until ``wrong()`` is empty; record what is still wrong when time runs out."""
+        try:
+            wait_for(lambda: not wrong(), timeout=RESULT_TIMEOUT_S, what=check)
+        except TimeoutError:
+            self.found[check] = wrong()
+            return False
+        return True
+
+
+def _each_brief_done_once(
+    stage: ClusterStage, briefs: _Briefs, dispatch_failed: list[str], findings: _Findings
+) -> None:
     """Every acknowledged brief: one root, ready, its variant once, one run. A brief that failed
     to dispatch counts only if a replica recorded it (a root or a run): then the same."""
     runs = runs_by_tag(stage, BRIEF_TAG)
@@ -381,7 +412,7 @@ def _each_brief_done_once(stage: ClusterStage, briefs: _Briefs, dispatch_failed:
     expected = sorted(set(briefs.answers) - set(dispatch_failed) | set(recorded))
     _say(f"briefs: {len(expected)} to complete ({len(recorded)} of them failed to dispatch)")
 
-    def problems() -> dict[str, str]:
+    def not_ready() -> dict[str, str]:
         found = roots_by_tag(stage, BRIEF_TAG)
         wrong = {}
         for tag in expected:
@@ -391,35 +422,34 @@ def _each_brief_done_once(stage: ClusterStage, briefs: _Briefs, dispatch_failed:
                 wrong[tag] = f"root says {found[tag][0].get('text')!r}"
         return wrong
 
-    wait_for(
-        lambda: not problems(),
-        timeout=RESULT_TIMEOUT_S,
-        what=f"every brief's result (seed {SEED})",
-        detail=lambda: str(problems()),
-    )
+    findings.wait("briefs without their result (lost)", not_ready)
     roots = wait_quiet(lambda: roots_by_tag(stage, BRIEF_TAG), settle_s=2.0, timeout=120)
-    doubled = {tag: len(found) for tag, found in roots.items() if len(found) != 1}
-    assert doubled == {}, f"seed {SEED}: briefs with more than one root: {doubled}"
-    assert set(roots) == set(expected), f"seed {SEED}: roots of briefs that were not recorded"
+    findings.expect(
+        "briefs with more than one root",
+        {tag: len(found) for tag, found in roots.items() if len(found) != 1},
+    )
+    findings.expect("roots of briefs no replica took", sorted(set(roots) - set(expected)))
     wrong_variants = {}
-    for tag in expected:
+    for tag in sorted(set(expected) & set(roots)):
         root = roots[tag][0]
         thread = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1:]
         variants = _variants_of(thread, metadata_of(root)["request_id"])
         if variants != [1]:
             wrong_variants[tag] = variants
-    assert wrong_variants == {}, f"seed {SEED}: variants posted per brief: {wrong_variants}"
+    findings.expect("briefs whose variant is not posted exactly once", wrong_variants)
     runs = runs_by_tag(stage, BRIEF_TAG)
-    assert {t: n for t, n in runs.items() if n != 1} == {}, f"seed {SEED}: runs per brief"
-    assert set(runs) == set(expected)
+    findings.expect(
+        "briefs the service ran other than once",
+        {tag: runs.get(tag, 0) for tag in sorted(set(expected) | set(runs)) if runs.get(tag) != 1},
+    )
 
 
 def _each_reply_refined_once(
-    stage: ClusterStage, replies: _Replies, *, unacknowledged: set[str]
+    stage: ClusterStage, replies: _Replies, *, unacknowledged: set[str], findings: _Findings
 ) -> None:
     """Every reply Slack delivered: one refinement run, and one turn in its thread showing its
-    result once. (A reply whose every delivery failed is Slack giving up: none here expected.)"""
-    assert unacknowledged == set(), f"seed {SEED}: events Slack gave up on: {unacknowledged}"
+    result once. (A reply whose every delivery failed is Slack giving up: none is expected.)"""
+    findings.expect("events Slack gave up on", sorted(unacknowledged))
 
     def turns(tag: str) -> list[dict[str, Any]]:
         _, ts = replies.sent[tag]
@@ -429,15 +459,6 @@ def _each_reply_refined_once(
             for m in thread
             if metadata_of(m).get("role") == "root" and tag in json.dumps(m.get("blocks") or [])
         ]
-
-    def refinement_runs() -> Counter[str]:
-        state = stage.sandbox.env.state
-        with state.lock:
-            instructions = [
-                (str(run.request.get("instruction") or ""), run.status)
-                for run in state.runs.values()
-            ]
-        return Counter(tag for text, _ in instructions for tag in REPLY_TAG.findall(text))
 
     def missing() -> dict[str, str]:
         wrong = {}
@@ -451,28 +472,36 @@ def _each_reply_refined_once(
                 wrong[tag] = "turn without its result"
         return wrong
 
-    wait_for(
-        lambda: not missing(),
-        timeout=RESULT_TIMEOUT_S,
-        what=f"every reply's refinement (seed {SEED})",
-        detail=lambda: str(missing()),
-    )
+    findings.wait("replies without their refinement (lost)", missing)
     wait_quiet(lambda: stage.emu.messages(stage.channel), settle_s=2.0, timeout=120)
-    doubled = {tag: len(turns(tag)) for tag in replies.sent if len(turns(tag)) != 1}
-    assert doubled == {}, f"seed {SEED}: turns per reply: {doubled}"
-    runs = refinement_runs()
-    assert {t: runs[t] for t in replies.sent if runs[t] != 1} == {}, f"seed {SEED}: runs per reply"
-    wrong_variants = {}
+    findings.expect(
+        "replies with more than one turn",
+        {tag: n for tag in replies.sent if (n := len(turns(tag))) > 1},
+    )
+    state = stage.sandbox.env.state
+    with state.lock:
+        instructions = [str(run.request.get("instruction") or "") for run in state.runs.values()]
+    runs = Counter(tag for text in instructions for tag in REPLY_TAG.findall(text))
+    findings.expect(
+        "replies the service refined other than once",
+        {tag: runs[tag] for tag in replies.sent if runs[tag] != 1},
+    )
+    doubled = {}
     for tag, (_, ts) in replies.sent.items():
         thread = stage.emu.messages(stage.channel, thread_ts=ts)[1:]
-        variants = _variants_of(thread, metadata_of(turns(tag)[0])["request_id"])
-        if len(variants) != len(set(variants)):
-            wrong_variants[tag] = variants
-    assert wrong_variants == {}, f"seed {SEED}: a refinement's variant posted twice"
+        for turn in turns(tag):
+            variants = _variants_of(thread, metadata_of(turn)["request_id"])
+            if len(variants) != len(set(variants)):
+                doubled[tag] = variants
+    findings.expect("refinements with a variant posted twice", doubled)
 
 
-def _each_digest_posted_once(stage: ClusterStage, database_url: str, digests: list[Digest]) -> None:
-    """Each digest posted once in its channel on its day; every subscription still there."""
+def _each_digest_posted_once(
+    stage: ClusterStage, digests: list[Digest], findings: _Findings
+) -> None:
+    """Each digest posted once in its channel on its day, and marked so; every subscription
+    still there."""
+    assert stage.database_url is not None
 
     def posts() -> Counter[str]:
         found: Counter[str] = Counter()
@@ -484,32 +513,26 @@ def _each_digest_posted_once(stage: ClusterStage, database_url: str, digests: li
         return found
 
     expected = {f"{d.id} in {d.channel_id}" for d in digests}
-    wait_for(
-        lambda: expected <= set(posts()),
-        timeout=RESULT_TIMEOUT_S,
-        what=f"every digest's post (seed {SEED})",
-        detail=lambda: str(sorted(expected - set(posts()))),
-    )
+    findings.wait("digests not posted (lost)", lambda: sorted(expected - set(posts())))
     settled = wait_quiet(posts, settle_s=2.0, timeout=120)
-    assert dict(settled) == dict.fromkeys(expected, 1), f"seed {SEED}: digest posts"
-    with PostgresStore(database_url) as store:
-        kept = {d.id: d for d in Records(store).digests.values()}
-    assert set(kept) == {d.id for d in digests}, f"seed {SEED}: subscriptions lost"
-    assert all(not d.paused for d in kept.values())
+    findings.expect("digests posted other than once", {k: n for k, n in settled.items() if n != 1})
+    findings.expect("digest posts of no subscription", sorted(set(settled) - expected))
+
+    def kept() -> dict[str, Digest]:
+        assert stage.database_url is not None
+        with PostgresStore(stage.database_url) as store:
+            return {d.id: d for d in Records(store).digests.values()}
+
+    findings.expect("subscriptions lost", sorted({d.id for d in digests} - set(kept())))
+    findings.expect("subscriptions paused", sorted(d.id for d in kept().values() if d.paused))
     # Marked as posted that day (a post whose mark a kill cut off is settled by the next wave).
     due_days = {d.id: _fire_at(d).date().isoformat() for d in digests}
 
     def unmarked() -> dict[str, str | None]:
-        with PostgresStore(database_url) as store:
-            days = {d.id: d.last_posted_local_date for d in Records(store).digests.values()}
+        days = {key: d.last_posted_local_date for key, d in kept().items()}
         return {key: days.get(key) for key, day in due_days.items() if days.get(key) != day}
 
-    wait_for(
-        lambda: not unmarked(),
-        timeout=RESULT_TIMEOUT_S,
-        what=f"every digest marked posted (seed {SEED})",
-        detail=lambda: str(unmarked()),
-    )
+    findings.wait("digests posted but not marked posted that day", unmarked)
 
 
 def _token_exchanges(stage: ClusterStage) -> Counter[str]:
