@@ -78,7 +78,7 @@ BRIEF_TAG = re.compile(r"KB-\d{3}")
 REPLY_TAG = re.compile(r"RP-\d{3}")
 
 # Three replica starts, a dozen restarts and three wall-clock minutes of waves.
-pytestmark = pytest.mark.timeout(600)
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture
