@@ -511,7 +511,15 @@ def create_runs(url: str, count: int) -> list[str]:
 
             async def one_by_one(n: int) -> None:
                 for _ in range(n):
-                    reply = await client.post("/v1/generation-runs", json=body)
+                    for attempt in range(3):
+                        try:
+                            reply = await client.post("/v1/generation-runs", json=body)
+                            break
+                        except httpx.TransportError:
+                            # A kept-alive connection the server closed meanwhile (a busy
+                            # machine): try again. A run created twice is only never watched.
+                            if attempt == 2:
+                                raise
                     reply.raise_for_status()
                     ids.append(reply.json()["id"])
 
