@@ -234,6 +234,10 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
     per_channel = Counter(channel for _, channel in posted)
     doubled = sum(max(0, per_channel[c] - n) for c, n in expected.items())
+    twice = sorted(c for c, n in expected.items() if per_channel[c] > n)[:3]
+    doubled_examples = {
+        c: sorted(round(t - due_at, 2) for t, ch in posted if ch == c) for c in twice
+    }
     missing = sum(max(0, n - per_channel[c]) for c, n in expected.items())
     times = [t for t, _ in posted]
     floor = (max(expected.values()) - 1) / LIMIT_PER_S
@@ -250,6 +254,7 @@ def measure(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "posts": len(posted),
         "digests_missing": missing,
         "digests_posted_twice": doubled,
+        "posted_twice_examples_s_after_minute": doubled_examples,
         "inspiration_reads": service.get("GET /v1/inspiration", 0),
         "service_calls": service,
         "slack_429": refused,
