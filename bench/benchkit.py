@@ -952,8 +952,9 @@ class ServeReplica:
         assert self.process is not None
         return self.process.pid
 
-    def start(self) -> None:
-        """Start it and wait until it serves Slack (its log names the URL)."""
+    def start(self, *, timeout_s: float = 120.0) -> None:
+        """Start it and wait until it serves Slack (its log names the URL, after the start-up
+        recovery has resumed every unfinished request)."""
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         with self.log_path.open("ab") as log:
@@ -965,7 +966,7 @@ class ServeReplica:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline and self.process.poll() is None:
             with self.log_path.open("rb") as log:
                 log.seek(offset)
