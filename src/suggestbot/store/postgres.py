@@ -9,12 +9,21 @@ How each guarantee is kept, and why:
   takes a transaction-scoped advisory lock per key (in one fixed order, so two batches cannot
   deadlock): two ``update`` calls on an absent key, or an ``update`` racing a ``put``, then
   take turns instead of one silently overwriting the other's write.
+- **Few round trips.** A call's statements (see :mod:`suggestbot.store.pg_sql`) are queued in
+  psycopg's pipeline mode and sent together, ``COMMIT`` included: ``put`` and
+  ``put_if_absent`` take one round trip, ``update`` two (the lock and the read; the updater
+  runs; the write and the commit), ``get`` one. The server still runs them one after another,
+  each with its own snapshot, which the lock-then-read order relies on.
 - **Durable on return.** A call returns after ``COMMIT``, with PostgreSQL's default
   ``synchronous_commit=on`` (the commit is flushed to the server's WAL).
 - **Thread-safe.** Each call checks a connection out of the pool for its own transaction.
-- **Survives a database restart.** The pool pings a connection before handing it out
-  (``pool_pre_ping``) and replaces dead ones, so the first call after the server is back
-  works by itself; a call while it is down raises :class:`StoreUnavailable`.
+- **Survives a database restart.** The pool pings a connection before handing it out when it
+  has been back in the pool for ``PING_AFTER_IDLE_S`` or more, and replaces a dead one, so the
+  first call after the server is back works by itself; a call while it is down raises
+  :class:`StoreUnavailable`. A connection used within that second goes out unpinged (a ping
+  per call would cost a round trip on every call of a busy app): if the server went away in
+  that second, that one call fails with :class:`StoreUnavailable`, and every connection pooled
+  before then is pinged at its next use.
 - **Secrets stay out of errors.** Errors are re-raised as :class:`StoreUnavailable` /
   :class:`StoreError` whose message holds neither the URL, the password nor a statement's
   parameters (records hold sealed tokens).
@@ -26,40 +35,34 @@ See :mod:`suggestbot.store.pg_schema` for the tables.
 
 from __future__ import annotations
 
-import hashlib
 import re
+import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import (
-    Connection,
-    Engine,
-    Table,
-    create_engine,
-    delete,
-    make_url,
-    select,
-    text,
-)
+import psycopg
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, select
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import URL
-from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from suggestbot.store import codec, pg_migrations
 from suggestbot.store.base import Store, Updater, check_key, check_table_name, plan_updates
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED
+from suggestbot.store.pg_sql import COMMIT, LOCK_KEYS, TableSql, lock_ids
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
 MAX_OVERFLOW = 20
 POOL_TIMEOUT_S = 10.0
 CONNECT_TIMEOUT_S = 5
-# Rows per statement in a batch (psycopg allows 65,535 parameters; a typed row has up to 8).
-_ROWS_PER_STATEMENT = 1000
+# A connection back in the pool for less than this is handed out again without a ping (see
+# the module's docstring).
+PING_AFTER_IDLE_S = 1.0
+_RETURNED_AT = "suggestbot_returned_at"
 _SCHEMES = ("postgresql", "postgres")
 
 
@@ -109,45 +112,16 @@ def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
     return StoreError(f"PostgreSQL operation failed ({type(exc).__name__})")
 
 
-def _lock_id(table: str, key: str) -> int:
-    """A 64-bit advisory lock id for one record (a collision only makes two keys take turns)."""
-    digest = hashlib.blake2b(f"{table}:{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
-
-
-_LOCK_KEYS = text(
-    "SELECT pg_advisory_xact_lock(id) FROM unnest(CAST(:ids AS bigint[])) "
-    "WITH ORDINALITY AS t(id, n) ORDER BY n"
-)
-
-
-class _Target:
-    """Where one store table's records live: a typed table, or its rows of ``kv_records``."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        typed = TYPED.get(name)
-        self.typed = typed
-        self.table: Table = typed.table if typed is not None else KV_RECORDS
-
-    def scope(self) -> list[ColumnElement[bool]]:
-        return [] if self.typed is not None else [KV_RECORDS.c.tbl == self.name]
-
-    def row(self, key: str, value: Record) -> dict[str, Any]:
-        row: dict[str, Any] = {"key": key, "value": value}
-        if self.typed is not None:
-            row.update(self.typed.columns_of(value))
-        else:
-            row["tbl"] = self.name
-        return row
-
-    def pk(self) -> list[str]:
-        return ["key"] if self.typed is not None else ["tbl", "key"]
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _ROWS_PER_STATEMENT):
-        yield items[start : start + _ROWS_PER_STATEMENT]
+def _driver_error(exc: psycopg.Error, *, lost: bool) -> StoreError:
+    """:func:`_translated` for an error psycopg raised itself (the store's own statements)."""
+    if lost:
+        return StoreUnavailable(
+            "PostgreSQL cannot be reached or refused the connection "
+            f"({_reason(exc)}); the next call tries again"
+        )
+    state = exc.sqlstate
+    kind = f"{type(exc).__name__}, SQLSTATE {state}" if state else type(exc).__name__
+    return StoreError(f"PostgreSQL refused the operation ({kind})")
 
 
 class PostgresStore(Store):
@@ -168,14 +142,16 @@ class PostgresStore(Store):
             pool_size=POOL_SIZE,
             max_overflow=MAX_OVERFLOW,
             pool_timeout=POOL_TIMEOUT_S,
-            pool_pre_ping=True,
             hide_parameters=True,
             json_serializer=codec.encode,
             json_deserializer=codec.decode,
             connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "suggestbot"},
         )
         self._closed = False
-        self._targets: dict[str, _Target] = {}
+        self._targets: dict[str, TableSql] = {}
+        self._stale_before = time.monotonic()
+        event.listen(self._engine, "checkout", self._ping_if_idle)
+        event.listen(self._engine, "checkin", self._note_returned)
         if check_schema:
             try:
                 pg_migrations.check_current(self._engine)
@@ -203,14 +179,14 @@ class PostgresStore(Store):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _target(self, table: str) -> _Target:
+    def _target(self, table: str) -> TableSql:
         target = self._targets.get(table)
         if target is None:
             check_table_name(table)
-            target = self._targets[table] = _Target(table)
+            target = self._targets[table] = TableSql(table)
         return target
 
-    def _check(self, table: str, keys: Collection[str] = ()) -> _Target:
+    def _check(self, table: str, keys: Collection[str] = ()) -> TableSql:
         if self._closed:
             raise RuntimeError("PostgresStore is closed")
         target = self._target(table)
@@ -218,140 +194,157 @@ class PostgresStore(Store):
             check_key(key)
         return target
 
+    def _ping_if_idle(self, dbapi_connection: Any, entry: ConnectionPoolEntry, _proxy: Any) -> None:
+        """Pool ``checkout`` hook: ping a connection that sat in the pool for a while, or was
+        there when another one was found dead; a dead one is replaced (``DisconnectionError``
+        makes the pool connect anew)."""
+        returned = entry.info.get(_RETURNED_AT)
+        if (
+            isinstance(returned, float)
+            and returned > self._stale_before
+            and time.monotonic() - returned < PING_AFTER_IDLE_S
+        ):
+            return
+        try:
+            dbapi_connection.autocommit = True  # the ping opens no transaction
+            try:
+                dbapi_connection.execute("SELECT 1")
+            finally:
+                dbapi_connection.autocommit = False
+        except psycopg.Error:
+            raise sa_exc.DisconnectionError() from None
+
+    @staticmethod
+    def _note_returned(_dbapi_connection: Any, entry: ConnectionPoolEntry) -> None:
+        entry.info[_RETURNED_AT] = time.monotonic()
+
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
+        """One transaction through SQLAlchemy: committed when the block ends, rolled back if
+        it raises."""
         try:
             with self._engine.begin() as connection:
                 yield connection
         except sa_exc.SQLAlchemyError as exc:
             raise _translated(exc) from None
 
+    @contextmanager
+    def _driver(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection's psycopg connection, for one transaction the caller ends with
+        ``COMMIT``; whatever it leaves open is rolled back when the connection goes back."""
+        try:
+            with self._engine.connect() as connection:
+                raw = connection.connection.driver_connection
+                assert isinstance(raw, psycopg.Connection)
+                try:
+                    yield raw
+                except psycopg.Error as exc:
+                    lost = raw.closed or raw.broken or isinstance(exc, psycopg.OperationalError)
+                    if lost:
+                        # Every connection pooled before now is pinged at its next checkout.
+                        self._stale_before = time.monotonic()
+                        connection.invalidate()
+                    raise _driver_error(exc, lost=lost) from None
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
     @staticmethod
-    def _lock(connection: Connection, target: _Target, keys: Collection[str]) -> None:
-        # A statement of its own, never folded into the read that follows: under READ COMMITTED
-        # each statement reads from a snapshot taken when it starts, so only a read that starts
-        # after the lock is granted sees a record the previous holder inserted.
-        ids = sorted({_lock_id(target.name, key) for key in keys})
-        if ids:
-            connection.execute(_LOCK_KEYS, {"ids": ids})
-
-    def _read(
-        self, connection: Connection, target: _Target, keys: Sequence[str], *, for_update: bool
-    ) -> dict[str, Record]:
-        found: dict[str, Record] = {}
-        table = target.table
-        for chunk in _chunks(sorted(set(keys))):
-            query = (
-                select(table.c.key, table.c.value)
-                .where(*target.scope(), table.c.key.in_(chunk))
-                .order_by(table.c.key)
-            )
-            if for_update:
-                query = query.with_for_update()
-            for key, value in connection.execute(query):
-                found[key] = value
-        return found
-
-    def _upsert(self, connection: Connection, target: _Target, items: Mapping[str, Record]) -> None:
-        rows = [target.row(key, value) for key, value in items.items()]
-        for chunk in _chunks(rows):
-            statement = pg_insert(target.table).values(list(chunk))
-            changed = {
-                name: statement.excluded[name] for name in chunk[0] if name not in target.pk()
-            }
-            connection.execute(
-                statement.on_conflict_do_update(index_elements=target.pk(), set_=changed)
-            )
-
-    def _insert_absent(
-        self, connection: Connection, target: _Target, items: Mapping[str, Record]
-    ) -> set[str]:
-        rows = [target.row(key, value) for key, value in items.items()]
-        stored: set[str] = set()
-        for chunk in _chunks(rows):
-            statement = (
-                pg_insert(target.table)
-                .values(list(chunk))
-                .on_conflict_do_nothing(index_elements=target.pk())
-                .returning(target.table.c.key)
-            )
-            stored.update(connection.execute(statement).scalars())
-        return stored
-
-    def _delete(self, connection: Connection, target: _Target, keys: Sequence[str]) -> set[str]:
-        table = target.table
-        gone: set[str] = set()
-        for chunk in _chunks(list(keys)):
-            statement = (
-                delete(table).where(*target.scope(), table.c.key.in_(chunk)).returning(table.c.key)
-            )
-            gone.update(connection.execute(statement).scalars())
-        return gone
+    def _decoded(rows: Sequence[tuple[str, str]]) -> dict[str, Record]:
+        return {key: codec.decode(text) for key, text in rows}
 
     # ------------------------------------------------------------------ the contract
+    #
+    # Each call is one transaction whose statements are queued in psycopg's pipeline mode and
+    # sent together: a write is one round trip (lock, write, COMMIT), an update two (lock and
+    # read; then write and COMMIT). The advisory lock stays a statement of its own, before the
+    # read: under READ COMMITTED each statement reads from a snapshot taken when it starts, so
+    # only a read that starts after the lock is granted sees a record the previous holder
+    # inserted. Queued statements still run one after the other on the server.
 
     def get(self, table: str, key: str) -> Record | None:
         target = self._check(table, (key,))
-        with self._transaction() as connection:
-            return self._read(connection, target, [key], for_update=False).get(key)
+        with self._driver() as raw, raw.cursor() as read, raw.cursor() as end:
+            with raw.pipeline():
+                read.execute(target.read, target.keys_params([key]))
+                end.execute(COMMIT)
+            return self._decoded(read.fetchall()).get(key)
 
     def put(self, table: str, key: str, value: Record) -> None:
-        codec.encode(value)
         self.put_many(table, {key: value})
 
     def delete(self, table: str, key: str) -> bool:
         target = self._check(table, (key,))
-        with self._transaction() as connection:
-            return bool(self._delete(connection, target, [key]))
+        with self._driver() as raw, raw.cursor() as lock, raw.cursor() as gone, raw.cursor() as end:
+            with raw.pipeline():
+                lock.execute(LOCK_KEYS, (lock_ids(table, [key]),))
+                gone.execute(target.delete, target.keys_params([key]))
+                end.execute(COMMIT)
+            return bool(gone.fetchall())
 
     def items(self, table: str) -> list[tuple[str, Record]]:
-        target = self._check(table)
-        t = target.table
+        self._check(table)
+        typed = TYPED.get(table)
+        t = typed.table if typed is not None else KV_RECORDS
+        scope = [] if typed is not None else [KV_RECORDS.c.tbl == table]
         with self._transaction() as connection:
-            rows = connection.execute(
-                select(t.c.key, t.c.value).where(*target.scope()).order_by(t.c.key)
-            )
+            rows = connection.execute(select(t.c.key, t.c.value).where(*scope).order_by(t.c.key))
             return [(key, value) for key, value in rows]
 
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
-        codec.encode(value)
         return bool(self.put_many_if_absent(table, {key: value}))
 
     def update(self, table: str, key: str, fn: Updater) -> Record | None:
         return self.update_many(table, {key: fn})[key]
 
+    @staticmethod
+    def _encoded(items: Mapping[str, Record]) -> dict[str, tuple[str, Record]]:
+        """Each record with its JSON text; a bad value raises before anything is sent."""
+        return {key: (codec.encode(value), value) for key, value in items.items()}
+
     def put_many(self, table: str, items: Mapping[str, Record]) -> None:
         target = self._check(table, items)
-        for value in items.values():
-            codec.encode(value)
-        if not items:
+        encoded = self._encoded(items)
+        if not encoded:
             return
-        with self._transaction() as connection:
-            self._lock(connection, target, items)
-            self._upsert(connection, target, items)
+        with (
+            self._driver() as raw,
+            raw.cursor() as lock,
+            raw.cursor() as put,
+            raw.cursor() as end,
+            raw.pipeline(),
+        ):
+            lock.execute(LOCK_KEYS, (lock_ids(table, list(encoded)),))
+            put.execute(target.upsert, target.rows_params(encoded))
+            end.execute(COMMIT)
 
     def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
         target = self._check(table, items)
-        for value in items.values():
-            codec.encode(value)
-        if not items:
+        encoded = self._encoded(items)
+        if not encoded:
             return []
-        with self._transaction() as connection:
-            self._lock(connection, target, items)
-            stored = self._insert_absent(connection, target, items)
+        with self._driver() as raw, raw.cursor() as lock, raw.cursor() as put, raw.cursor() as end:
+            with raw.pipeline():
+                lock.execute(LOCK_KEYS, (lock_ids(table, list(encoded)),))
+                put.execute(target.insert_absent, target.rows_params(encoded))
+                end.execute(COMMIT)
+            stored = {key for (key,) in put.fetchall()}
         return [key for key in items if key in stored]
 
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
         target = self._check(table, updates)
-        with self._transaction() as connection:
-            self._lock(connection, target, updates)
-            olds = self._read(connection, target, list(updates), for_update=True)
-            plan = plan_updates(olds, updates)
-            if plan.puts:
-                self._upsert(connection, target, plan.puts)
-            if plan.deletes:
-                self._delete(connection, target, plan.deletes)
+        keys = sorted(updates)
+        with self._driver() as raw, raw.cursor() as lock, raw.cursor() as read:
+            with raw.pipeline():
+                lock.execute(LOCK_KEYS, (lock_ids(table, keys),))
+                read.execute(target.read_for_update, target.keys_params(keys))
+            plan = plan_updates(self._decoded(read.fetchall()), updates)
+            encoded = self._encoded(plan.puts)
+            with raw.pipeline(), raw.cursor() as put, raw.cursor() as gone:
+                if encoded:
+                    put.execute(target.upsert, target.rows_params(encoded))
+                if plan.deletes:
+                    gone.execute(target.delete, target.keys_params(plan.deletes))
+                lock.execute(COMMIT)
         return plan.results
 
     def close(self) -> None:
