@@ -79,7 +79,17 @@ class TableSql:
         insert = f"INSERT INTO {table.name} ({', '.join(names)}) {rows} ON CONFLICT ({pk})"
         changed = ", ".join(f"{n} = EXCLUDED.{n}" for n in names if n not in ("tbl", "key"))
         self.upsert = f"{insert} DO UPDATE SET {changed}"
-        self.insert_absent = f"{insert} DO NOTHING RETURNING key"
+        # The same, as one statement that first takes the keys' advisory locks: the one-time
+        # filter runs its sub-select (every lock, in order) before the first row is inserted.
+        # Safe in one statement, unlike a read after the lock: ON CONFLICT checks against the
+        # newest committed rows, not the statement's snapshot.
+        locked = (
+            f"WITH locks AS MATERIALIZED ({LOCK_KEYS}) INSERT INTO {table.name} "
+            f"({', '.join(names)}) {rows} WHERE (SELECT count(*) FROM locks) >= 0 "
+            f"ON CONFLICT ({pk})"
+        )
+        self.locked_upsert = f"{locked} DO UPDATE SET {changed}"
+        self.locked_insert_absent = f"{locked} DO NOTHING RETURNING key"
 
     def keys_params(self, keys: Sequence[str]) -> tuple[Any, ...]:
         """Parameters of :attr:`read`, :attr:`read_for_update` and :attr:`delete`."""

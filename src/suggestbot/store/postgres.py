@@ -248,6 +248,19 @@ class PostgresStore(Store):
         except sa_exc.SQLAlchemyError as exc:
             raise _translated(exc) from None
 
+    def _single(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """Run one statement as a transaction of its own (autocommit: no ``BEGIN`` or
+        ``COMMIT`` to send, one round trip); its rows, if it returns any."""
+        with self._driver() as raw:
+            raw.autocommit = True
+            try:
+                with raw.cursor() as cursor:
+                    cursor.execute(statement, params)
+                    return cursor.fetchall() if cursor.description is not None else []
+            finally:
+                if not raw.closed:
+                    raw.autocommit = False
+
     @staticmethod
     def _decoded(rows: Sequence[tuple[str, str]]) -> dict[str, Record]:
         return {key: codec.decode(text) for key, text in rows}
@@ -263,11 +276,8 @@ class PostgresStore(Store):
 
     def get(self, table: str, key: str) -> Record | None:
         target = self._check(table, (key,))
-        with self._driver() as raw, raw.cursor() as read, raw.cursor() as end:
-            with raw.pipeline():
-                read.execute(target.read, target.keys_params([key]))
-                end.execute(COMMIT)
-            return self._decoded(read.fetchall()).get(key)
+        rows = self._single(target.read, target.keys_params([key]))
+        return self._decoded(rows).get(key)
 
     def put(self, table: str, key: str, value: Record) -> None:
         self.put_many(table, {key: value})
@@ -306,28 +316,17 @@ class PostgresStore(Store):
         encoded = self._encoded(items)
         if not encoded:
             return
-        with (
-            self._driver() as raw,
-            raw.cursor() as lock,
-            raw.cursor() as put,
-            raw.cursor() as end,
-            raw.pipeline(),
-        ):
-            lock.execute(LOCK_KEYS, (lock_ids(table, list(encoded)),))
-            put.execute(target.upsert, target.rows_params(encoded))
-            end.execute(COMMIT)
+        ids = lock_ids(table, list(encoded))
+        self._single(target.locked_upsert, (ids, *target.rows_params(encoded)))
 
     def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
         target = self._check(table, items)
         encoded = self._encoded(items)
         if not encoded:
             return []
-        with self._driver() as raw, raw.cursor() as lock, raw.cursor() as put, raw.cursor() as end:
-            with raw.pipeline():
-                lock.execute(LOCK_KEYS, (lock_ids(table, list(encoded)),))
-                put.execute(target.insert_absent, target.rows_params(encoded))
-                end.execute(COMMIT)
-            stored = {key for (key,) in put.fetchall()}
+        ids = lock_ids(table, list(encoded))
+        rows = self._single(target.locked_insert_absent, (ids, *target.rows_params(encoded)))
+        stored = {key for (key,) in rows}
         return [key for key in items if key in stored]
 
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
