@@ -9,11 +9,12 @@ How each guarantee is kept, and why:
   takes a transaction-scoped advisory lock per key (in one fixed order, so two batches cannot
   deadlock): two ``update`` calls on an absent key, or an ``update`` racing a ``put``, then
   take turns instead of one silently overwriting the other's write.
-- **Few round trips.** A call's statements (see :mod:`suggestbot.store.pg_sql`) are queued in
-  psycopg's pipeline mode and sent together, ``COMMIT`` included: ``put`` and
-  ``put_if_absent`` take one round trip, ``update`` two (the lock and the read; the updater
-  runs; the write and the commit), ``get`` one. The server still runs them one after another,
-  each with its own snapshot, which the lock-then-read order relies on.
+- **Few round trips.** ``get``, ``put`` and ``put_if_absent`` are one statement each (see
+  :mod:`suggestbot.store.pg_sql`), sent in autocommit mode: one round trip, no ``BEGIN`` or
+  ``COMMIT``. ``update`` and ``delete`` queue their statements in psycopg's pipeline mode and
+  send them together, ``COMMIT`` included: ``update`` takes two round trips (the lock and the
+  read; the updater runs; the write and the commit), ``delete`` one. Queued statements still
+  run one after another on the server, each with its own snapshot, which lock-then-read needs.
 - **Durable on return.** A call returns after ``COMMIT``, with PostgreSQL's default
   ``synchronous_commit=on`` (the commit is flushed to the server's WAL).
 - **Thread-safe.** Each call checks a connection out of the pool for its own transaction.
@@ -267,12 +268,11 @@ class PostgresStore(Store):
 
     # ------------------------------------------------------------------ the contract
     #
-    # Each call is one transaction whose statements are queued in psycopg's pipeline mode and
-    # sent together: a write is one round trip (lock, write, COMMIT), an update two (lock and
-    # read; then write and COMMIT). The advisory lock stays a statement of its own, before the
-    # read: under READ COMMITTED each statement reads from a snapshot taken when it starts, so
-    # only a read that starts after the lock is granted sees a record the previous holder
-    # inserted. Queued statements still run one after the other on the server.
+    # Each call is one transaction: a single statement in autocommit, or statements queued in
+    # pipeline mode and sent together. Where a read (or a delete, which reads) follows the
+    # advisory lock, the lock stays a statement of its own: under READ COMMITTED each
+    # statement reads from a snapshot taken when it starts, so only a read that starts after
+    # the lock is granted sees a record the previous holder inserted.
 
     def get(self, table: str, key: str) -> Record | None:
         target = self._check(table, (key,))
