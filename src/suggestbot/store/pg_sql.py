@@ -1,10 +1,11 @@
 """The statements the PostgreSQL store sends, written once per store table.
 
 Each statement takes whole arrays as parameters (``key = ANY(%s)``, ``INSERT … SELECT FROM
-unnest(…)``), so one text serves any number of keys: psycopg prepares it on the server after a
-few uses and the store builds no SQL per call. They go out through psycopg directly, queued
-in pipeline mode (see :mod:`suggestbot.store.postgres`), which is why they are plain text with
-``%s`` placeholders rather than SQLAlchemy constructs. Records travel as the codec's JSON text
+unnest(…)``), so one text serves any number of keys and the store builds no SQL per call (a
+single statement is also prepared on the server by psycopg after a few uses). They go out
+through psycopg directly, alone or several in one message (see
+:mod:`suggestbot.store.postgres`), which is why they are plain text with ``%s`` placeholders
+rather than SQLAlchemy constructs. Records travel as the codec's JSON text
 (``::json`` keeps it exactly, as the ``json`` column does) and come back as that text.
 """
 
@@ -68,6 +69,11 @@ class TableSql:
         self.read = f"SELECT key, value::text FROM {table.name} WHERE {where}"
         self.read_for_update = f"{self.read} FOR UPDATE"
         self.delete = f"DELETE FROM {table.name} WHERE {where} RETURNING key"
+        # Several statements in one round trip (see ``PostgresStore.update_many``): the lock
+        # stays a statement of its own, so the read or delete after it takes its snapshot
+        # once the lock is granted.
+        self.begin_lock_read = f"BEGIN; {LOCK_KEYS}; {self.read_for_update}"
+        self.locked_delete = f"BEGIN; {LOCK_KEYS}; {self.delete}; {COMMIT}"
         if typed is not None:
             names = ["key", "value", *self._extra]
             types = ["text[]", "json[]", *(_array_type(c) for c in extra)]

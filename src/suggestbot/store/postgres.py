@@ -11,10 +11,10 @@ How each guarantee is kept, and why:
   take turns instead of one silently overwriting the other's write.
 - **Few round trips.** ``get``, ``put`` and ``put_if_absent`` are one statement each (see
   :mod:`suggestbot.store.pg_sql`), sent in autocommit mode: one round trip, no ``BEGIN`` or
-  ``COMMIT``. ``update`` and ``delete`` queue their statements in psycopg's pipeline mode and
-  send them together, ``COMMIT`` included: ``update`` takes two round trips (the lock and the
-  read; the updater runs; the write and the commit), ``delete`` one. Queued statements still
-  run one after another on the server, each with its own snapshot, which lock-then-read needs.
+  ``COMMIT``. ``update`` sends ``BEGIN``, the lock and the locked read as one message of
+  several statements, runs the updater, then sends the writes and ``COMMIT`` as another: two
+  round trips; ``delete`` one. Statements sent together still run one after another, each
+  with its own snapshot, which lock-then-read needs.
 - **Durable on return.** A call returns after ``COMMIT``, with PostgreSQL's default
   ``synchronous_commit=on`` (the commit is flushed to the server's WAL).
 - **Thread-safe.** Each call checks a connection out of the pool for its own transaction.
@@ -43,6 +43,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
+from psycopg.pq import TransactionStatus
 from sqlalchemy import Connection, Engine, create_engine, event, make_url, select
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL
@@ -53,7 +54,7 @@ from suggestbot.store.base import Store, Updater, check_key, check_table_name, p
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED
-from suggestbot.store.pg_sql import COMMIT, LOCK_KEYS, TableSql, lock_ids
+from suggestbot.store.pg_sql import COMMIT, TableSql, lock_ids
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
@@ -111,6 +112,14 @@ def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
         kind = f"{type(orig).__name__}, SQLSTATE {state}" if state else type(orig).__name__
         return StoreError(f"PostgreSQL refused the operation ({kind})")
     return StoreError(f"PostgreSQL operation failed ({type(exc).__name__})")
+
+
+def _result_rows(cursor: psycopg.ClientCursor[Any], index: int) -> list[Any]:
+    """The rows of the ``index``-th statement of the several ``cursor`` just sent."""
+    for _ in range(index):
+        if not cursor.nextset():
+            raise StoreError(f"PostgreSQL sent fewer results than expected ({index + 1})")
+    return cursor.fetchall()
 
 
 def _driver_error(exc: psycopg.Error, *, lost: bool) -> StoreError:
@@ -262,14 +271,31 @@ class PostgresStore(Store):
                 if not raw.closed:
                     raw.autocommit = False
 
+    @contextmanager
+    def _explicit(self) -> Iterator[psycopg.ClientCursor[Any]]:
+        """A cursor that sends several statements in one round trip (parameters bound on the
+        client, simple query protocol), on a connection in autocommit mode, for a transaction
+        its statements open with ``BEGIN`` and end with ``COMMIT``; one left open (the updater
+        raised, a statement failed) is rolled back before the connection goes back."""
+        with self._driver() as raw:
+            raw.autocommit = True
+            try:
+                with psycopg.ClientCursor(raw) as cursor:
+                    yield cursor
+            finally:
+                if not raw.closed and not raw.broken:
+                    if raw.info.transaction_status != TransactionStatus.IDLE:
+                        raw.execute("ROLLBACK")
+                    raw.autocommit = False
+
     @staticmethod
     def _decoded(rows: Sequence[tuple[str, str]]) -> dict[str, Record]:
         return {key: codec.decode(text) for key, text in rows}
 
     # ------------------------------------------------------------------ the contract
     #
-    # Each call is one transaction: a single statement in autocommit, or statements queued in
-    # pipeline mode and sent together. Where a read (or a delete, which reads) follows the
+    # Each call is one transaction: a single statement in autocommit, or several statements
+    # sent together between BEGIN and COMMIT. Where a read (or a delete, which reads) follows the
     # advisory lock, the lock stays a statement of its own: under READ COMMITTED each
     # statement reads from a snapshot taken when it starts, so only a read that starts after
     # the lock is granted sees a record the previous holder inserted.
@@ -284,12 +310,10 @@ class PostgresStore(Store):
 
     def delete(self, table: str, key: str) -> bool:
         target = self._check(table, (key,))
-        with self._driver() as raw, raw.cursor() as lock, raw.cursor() as gone, raw.cursor() as end:
-            with raw.pipeline():
-                lock.execute(LOCK_KEYS, (lock_ids(table, [key]),))
-                gone.execute(target.delete, target.keys_params([key]))
-                end.execute(COMMIT)
-            return bool(gone.fetchall())
+        ids = lock_ids(table, [key])
+        with self._explicit() as cursor:
+            cursor.execute(target.locked_delete, (ids, *target.keys_params([key])))
+            return bool(_result_rows(cursor, 2))
 
     def items(self, table: str) -> list[tuple[str, Record]]:
         self._check(table)
@@ -332,18 +356,23 @@ class PostgresStore(Store):
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
         target = self._check(table, updates)
         keys = sorted(updates)
-        with self._driver() as raw, raw.cursor() as lock, raw.cursor() as read:
-            with raw.pipeline():
-                lock.execute(LOCK_KEYS, (lock_ids(table, keys),))
-                read.execute(target.read_for_update, target.keys_params(keys))
-            plan = plan_updates(self._decoded(read.fetchall()), updates)
+        with self._explicit() as cursor:
+            # One round trip: BEGIN, the locks, the locked read.
+            cursor.execute(
+                target.begin_lock_read, (lock_ids(table, keys), *target.keys_params(keys))
+            )
+            plan = plan_updates(self._decoded(_result_rows(cursor, 2)), updates)
+            # A second: the writes and COMMIT.
+            statements: list[str] = []
+            params: list[Any] = []
             encoded = self._encoded(plan.puts)
-            with raw.pipeline(), raw.cursor() as put, raw.cursor() as gone:
-                if encoded:
-                    put.execute(target.upsert, target.rows_params(encoded))
-                if plan.deletes:
-                    gone.execute(target.delete, target.keys_params(plan.deletes))
-                lock.execute(COMMIT)
+            if encoded:
+                statements.append(target.upsert)
+                params += target.rows_params(encoded)
+            if plan.deletes:
+                statements.append(target.delete)
+                params += target.keys_params(plan.deletes)
+            cursor.execute("; ".join([*statements, COMMIT]), params)
         return plan.results
 
     def close(self) -> None:
