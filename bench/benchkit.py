@@ -311,16 +311,25 @@ def slash_bodies_in(
 
 
 def link_users_in_store(
-    *, data_dir: Path, secret_key: str, emu: Any, channel_id: str, token: str, count: int
+    *,
+    data_dir: Path,
+    secret_key: str,
+    emu: Any,
+    channel_id: str,
+    token: str,
+    count: int,
+    database_url: str | None = None,
 ) -> list[str]:
     """Like :func:`add_linked_users`, for an app that will run in its own process: the people
-    are written into the store at ``data_dir`` before the app opens it (all linked to the
-    sandbox's demo user, ``token``, with its first segment and use case remembered)."""
+    are written into the store at ``data_dir`` (or the PostgreSQL database at
+    ``database_url``) before the app opens it (all linked to the sandbox's demo user,
+    ``token``, with its first segment and use case remembered)."""
     from suggestbot.sandbox import DEMO
-    from suggestbot.store import TokenVault, open_store
+    from suggestbot.store import TokenVault
+    from suggestbot.store.backends import open_app_store
     from suggestbot.store.records import LinkedUser, Preferences, Records, user_key
 
-    store = open_store(data_dir)
+    store = open_app_store(data_dir=data_dir, database_url=database_url)
     vault = TokenVault.from_setting(secret_key)
     records = Records(store)
     users = []
@@ -547,6 +556,45 @@ def machine_token(url: str) -> str:
     return str(reply.json()["access_token"])
 
 
+# ------------------------------------------------------------ a throwaway PostgreSQL
+
+
+_TESTS_DIR = Path(__file__).resolve().parent.parent / "tests"
+
+
+@contextlib.contextmanager
+def postgres_database(*, work_dir: Path, durable: bool = True) -> Iterator[str]:
+    """A throwaway PostgreSQL 15 cluster on loopback (the tests' ``pg_cluster.py``) with one
+    database brought to the newest schema by ``suggestbot db upgrade``, as an operator would;
+    yields its URL. ``durable`` keeps PostgreSQL's own ``fsync`` and ``full_page_writes`` (the
+    tests turn them off). The cluster is stopped and its files removed on the way out, also
+    after an error, Ctrl-C or SIGTERM."""
+    if str(_TESTS_DIR) not in sys.path:
+        sys.path.append(str(_TESTS_DIR))
+    from pg_cluster import PgCluster
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    cluster = PgCluster(durable=durable).start()
+    try:
+        url = cluster.create_database("suggestbot_bench")
+        work_dir.mkdir(parents=True, exist_ok=True)
+        upgrade = subprocess.run(
+            [sys.executable, "-m", "suggestbot", "db", "upgrade"],
+            env=_child_env({"SUGGESTBOT_DATABASE_URL": url}),
+            cwd=work_dir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if upgrade.returncode != 0:
+            raise RuntimeError(f"suggestbot db upgrade failed: {upgrade.stderr[-2000:]}")
+        yield url
+    finally:
+        cluster.remove()
+
+
 def load_average() -> list[float]:
     """``os.getloadavg()`` (1, 5 and 15 minutes), recorded before and after each benchmark."""
     return [round(x, 2) for x in os.getloadavg()]
@@ -605,14 +653,18 @@ def app_process(
     slack_api_url: str,
     bot_token: str,
     service_url: str,
+    database_url: str | None = None,
 ) -> Iterator[tuple[int, str]]:
     """``suggestbot serve`` in its own process, as in production (INFO logs, every background
-    job at its production frequency), against the emulator and the sandbox's demo tenant.
+    job at its production frequency), against the emulator and the sandbox's demo tenant,
+    keeping its state in ``data_dir`` or, given ``database_url``, in PostgreSQL.
     Yields its pid and the URL Slack would post to."""
     from suggestbot.sandbox import DEMO
 
+    database = {"SUGGESTBOT_DATABASE_URL": database_url} if database_url else {}
     env = _child_env(
-        {
+        database
+        | {
             "SLACK_BOT_TOKEN": bot_token,
             "SLACK_SIGNING_SECRET": signing_secret,
             "SLACK_API_URL": slack_api_url,

@@ -514,3 +514,47 @@ def test_the_reads_of_request_paths_use_an_index(
             )
         assert index in plan, plan
         assert "Seq Scan" not in plan, plan
+
+
+def _drop_connections(cluster: PgCluster, url: str) -> int:
+    """End every server process of the app's connections to the database at ``url``, as a
+    server restart or a network cut would; returns how many there were."""
+    database = url.rsplit("/", 1)[1]
+    with cluster.admin() as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = %s AND application_name = 'suggestbot'",
+            (database,),
+        ).fetchall()
+    return len(rows)
+
+
+def test_a_connection_that_died_in_the_pool_is_replaced_before_use(
+    postgres: PgCluster, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every pooled connection counts as idle: each is pinged before it is handed out.
+    monkeypatch.setattr("suggestbot.store.postgres.PING_AFTER_IDLE_S", 0.0)
+    with PostgresStore(postgres_url) as store:
+        store.put("users", "T1:U1", {"team_id": "T1", "user_id": "U1", "state": "linked"})
+        assert _drop_connections(postgres, postgres_url) == 1
+        assert store.get("users", "T1:U1") == {"team_id": "T1", "user_id": "U1", "state": "linked"}
+
+
+def test_after_one_call_meets_a_dead_connection_the_next_call_works_at_once(
+    postgres: PgCluster, postgres_url: str
+) -> None:
+    # A connection used a moment ago goes out unpinged (a ping per call costs a round trip):
+    # if it died meanwhile, that one call fails clearly, and every connection pooled before
+    # then is pinged at its next use, however recently it was used.
+    with PostgresStore(postgres_url) as store:
+        with store.engine.connect() as one, store.engine.connect() as two:
+            one.execute(text("SELECT 1"))
+            two.execute(text("SELECT 1"))
+        store.put("users", "T1:U1", {"team_id": "T1", "user_id": "U1", "state": "linked"})
+        assert _drop_connections(postgres, postgres_url) == 2
+        with pytest.raises(StoreUnavailable) as lost:
+            store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
+        assert "cannot be reached" in str(lost.value)
+        assert postgres.password not in str(lost.value)
+        store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
+        assert [key for key, _ in store.items("users")] == ["T1:U1", "T1:U2"]

@@ -9,12 +9,22 @@ How each guarantee is kept, and why:
   takes a transaction-scoped advisory lock per key (in one fixed order, so two batches cannot
   deadlock): two ``update`` calls on an absent key, or an ``update`` racing a ``put``, then
   take turns instead of one silently overwriting the other's write.
+- **Few round trips.** ``get``, ``put`` and ``put_if_absent`` are one statement each (see
+  :mod:`suggestbot.store.pg_sql`), sent in autocommit mode: one round trip, no ``BEGIN`` or
+  ``COMMIT``. ``update`` sends ``BEGIN``, the lock and the locked read as one message of
+  several statements, runs the updater, then sends the writes and ``COMMIT`` as another: two
+  round trips; ``delete`` one. Statements sent together still run one after another, each
+  with its own snapshot, which lock-then-read needs.
 - **Durable on return.** A call returns after ``COMMIT``, with PostgreSQL's default
   ``synchronous_commit=on`` (the commit is flushed to the server's WAL).
 - **Thread-safe.** Each call checks a connection out of the pool for its own transaction.
-- **Survives a database restart.** The pool pings a connection before handing it out
-  (``pool_pre_ping``) and replaces dead ones, so the first call after the server is back
-  works by itself; a call while it is down raises :class:`StoreUnavailable`.
+- **Survives a database restart.** The pool pings a connection before handing it out when it
+  has been back in the pool for ``PING_AFTER_IDLE_S`` or more, and replaces a dead one, so the
+  first call after the server is back works by itself; a call while it is down raises
+  :class:`StoreUnavailable`. A connection used within that second goes out unpinged (a ping
+  per call would cost a round trip on every call of a busy app): if the server went away in
+  that second, that one call fails with :class:`StoreUnavailable`, and every connection pooled
+  before then is pinged at its next use.
 - **Secrets stay out of errors.** Errors are re-raised as :class:`StoreUnavailable` /
   :class:`StoreError` whose message holds neither the URL, the password nor a statement's
   parameters (records hold sealed tokens).
@@ -30,12 +40,14 @@ See :mod:`suggestbot.store.pg_schema` for the tables.
 
 from __future__ import annotations
 
-import hashlib
 import re
+import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
+from psycopg.pq import TransactionStatus
 from sqlalchemy import (
     Boolean,
     Connection,
@@ -45,6 +57,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     delete,
+    event,
     make_url,
     select,
     text,
@@ -52,6 +65,7 @@ from sqlalchemy import (
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import URL
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.sql.elements import ColumnElement
 
 from suggestbot.store import codec, pg_migrations
@@ -68,14 +82,17 @@ from suggestbot.store.base import (
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED, WORK_LEASES
+from suggestbot.store.pg_sql import COMMIT, TableSql, lock_ids
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
 MAX_OVERFLOW = 20
 POOL_TIMEOUT_S = 10.0
 CONNECT_TIMEOUT_S = 5
-# Rows per statement in a batch (psycopg allows 65,535 parameters; a typed row has up to 8).
-_ROWS_PER_STATEMENT = 1000
+# A connection back in the pool for less than this is handed out again without a ping (see
+# the module's docstring).
+PING_AFTER_IDLE_S = 1.0
+_RETURNED_AT = "suggestbot_returned_at"
 _SCHEMES = ("postgresql", "postgres")
 
 
@@ -125,10 +142,12 @@ def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
     return StoreError(f"PostgreSQL operation failed ({type(exc).__name__})")
 
 
-def _lock_id(table: str, key: str) -> int:
-    """A 64-bit advisory lock id for one record (a collision only makes two keys take turns)."""
-    digest = hashlib.blake2b(f"{table}:{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+def _result_rows(cursor: psycopg.ClientCursor[Any], index: int) -> list[Any]:
+    """The rows of the ``index``-th statement of the several ``cursor`` just sent."""
+    for _ in range(index):
+        if not cursor.nextset():
+            raise StoreError(f"PostgreSQL sent fewer results than expected ({index + 1})")
+    return cursor.fetchall()
 
 
 _LOCK_KEYS = text(
@@ -224,9 +243,16 @@ def _column_takes(target: _Target, field: str, values: Collection[Scalar] | None
     return isinstance(kind, Text) and all(isinstance(v, str) for v in values)
 
 
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _ROWS_PER_STATEMENT):
-        yield items[start : start + _ROWS_PER_STATEMENT]
+def _driver_error(exc: psycopg.Error, *, lost: bool) -> StoreError:
+    """:func:`_translated` for an error psycopg raised itself (the store's own statements)."""
+    if lost:
+        return StoreUnavailable(
+            "PostgreSQL cannot be reached or refused the connection "
+            f"({_reason(exc)}); the next call tries again"
+        )
+    state = exc.sqlstate
+    kind = f"{type(exc).__name__}, SQLSTATE {state}" if state else type(exc).__name__
+    return StoreError(f"PostgreSQL refused the operation ({kind})")
 
 
 class PostgresStore(Store):
@@ -247,14 +273,16 @@ class PostgresStore(Store):
             pool_size=POOL_SIZE,
             max_overflow=MAX_OVERFLOW,
             pool_timeout=POOL_TIMEOUT_S,
-            pool_pre_ping=True,
             hide_parameters=True,
             json_serializer=codec.encode,
             json_deserializer=codec.decode,
             connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "suggestbot"},
         )
         self._closed = False
-        self._targets: dict[str, _Target] = {}
+        self._targets: dict[str, TableSql] = {}
+        self._stale_before = time.monotonic()
+        event.listen(self._engine, "checkout", self._ping_if_idle)
+        event.listen(self._engine, "checkin", self._note_returned)
         if check_schema:
             try:
                 pg_migrations.check_current(self._engine)
@@ -290,14 +318,14 @@ class PostgresStore(Store):
 
     # ------------------------------------------------------------------ plumbing
 
-    def _target(self, table: str) -> _Target:
+    def _target(self, table: str) -> TableSql:
         target = self._targets.get(table)
         if target is None:
             check_table_name(table)
-            target = self._targets[table] = _Target(table)
+            target = self._targets[table] = TableSql(table)
         return target
 
-    def _check(self, table: str, keys: Collection[str] = ()) -> _Target:
+    def _check(self, table: str, keys: Collection[str] = ()) -> TableSql:
         if self._closed:
             raise RuntimeError("PostgresStore is closed")
         target = self._target(table)
@@ -305,106 +333,131 @@ class PostgresStore(Store):
             check_key(key)
         return target
 
+    def _ping_if_idle(self, dbapi_connection: Any, entry: ConnectionPoolEntry, _proxy: Any) -> None:
+        """Pool ``checkout`` hook: ping a connection that sat in the pool for a while, or was
+        there when another one was found dead; a dead one is replaced (``DisconnectionError``
+        makes the pool connect anew)."""
+        returned = entry.info.get(_RETURNED_AT)
+        if (
+            isinstance(returned, float)
+            and returned > self._stale_before
+            and time.monotonic() - returned < PING_AFTER_IDLE_S
+        ):
+            return
+        try:
+            dbapi_connection.autocommit = True  # the ping opens no transaction
+            try:
+                dbapi_connection.execute("SELECT 1")
+            finally:
+                dbapi_connection.autocommit = False
+        except psycopg.Error:
+            raise sa_exc.DisconnectionError() from None
+
+    @staticmethod
+    def _note_returned(_dbapi_connection: Any, entry: ConnectionPoolEntry) -> None:
+        entry.info[_RETURNED_AT] = time.monotonic()
+
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
+        """One transaction through SQLAlchemy: committed when the block ends, rolled back if
+        it raises."""
         try:
             with self._engine.begin() as connection:
                 yield connection
         except sa_exc.SQLAlchemyError as exc:
             raise _translated(exc) from None
 
+    @contextmanager
+    def _driver(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection's psycopg connection, for one transaction the caller ends with
+        ``COMMIT``; whatever it leaves open is rolled back when the connection goes back."""
+        try:
+            with self._engine.connect() as connection:
+                raw = connection.connection.driver_connection
+                assert isinstance(raw, psycopg.Connection)
+                try:
+                    yield raw
+                except psycopg.Error as exc:
+                    lost = raw.closed or raw.broken or isinstance(exc, psycopg.OperationalError)
+                    if lost:
+                        # Every connection pooled before now is pinged at its next checkout.
+                        self._stale_before = time.monotonic()
+                        connection.invalidate()
+                    raise _driver_error(exc, lost=lost) from None
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
+    def _single(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """Run one statement as a transaction of its own (autocommit: no ``BEGIN`` or
+        ``COMMIT`` to send, one round trip); its rows, if it returns any."""
+        with self._driver() as raw:
+            raw.autocommit = True
+            try:
+                with raw.cursor() as cursor:
+                    cursor.execute(statement, params)
+                    return cursor.fetchall() if cursor.description is not None else []
+            finally:
+                if not raw.closed:
+                    raw.autocommit = False
+
+    @contextmanager
+    def _explicit(self) -> Iterator[psycopg.ClientCursor[Any]]:
+        """A cursor that sends several statements in one round trip (parameters bound on the
+        client, simple query protocol), on a connection in autocommit mode, for a transaction
+        its statements open with ``BEGIN`` and end with ``COMMIT``; one left open (the updater
+        raised, a statement failed) is rolled back before the connection goes back."""
+        with self._driver() as raw:
+            raw.autocommit = True
+            try:
+                with psycopg.ClientCursor(raw) as cursor:
+                    yield cursor
+            finally:
+                if not raw.closed and not raw.broken:
+                    if raw.info.transaction_status != TransactionStatus.IDLE:
+                        raw.execute("ROLLBACK")
+                    raw.autocommit = False
+
     @staticmethod
-    def _lock(connection: Connection, target: _Target, keys: Collection[str]) -> None:
-        # A statement of its own, never folded into the read that follows: under READ COMMITTED
-        # each statement reads from a snapshot taken when it starts, so only a read that starts
-        # after the lock is granted sees a record the previous holder inserted.
-        ids = sorted({_lock_id(target.name, key) for key in keys})
-        if ids:
-            connection.execute(_LOCK_KEYS, {"ids": ids})
-
-    def _read(
-        self, connection: Connection, target: _Target, keys: Sequence[str], *, for_update: bool
-    ) -> dict[str, Record]:
-        found: dict[str, Record] = {}
-        table = target.table
-        for chunk in _chunks(sorted(set(keys))):
-            query = (
-                select(table.c.key, table.c.value)
-                .where(*target.scope(), table.c.key.in_(chunk))
-                .order_by(table.c.key)
-            )
-            if for_update:
-                query = query.with_for_update()
-            for key, value in connection.execute(query):
-                found[key] = value
-        return found
-
-    def _upsert(self, connection: Connection, target: _Target, items: Mapping[str, Record]) -> None:
-        rows = [target.row(key, value) for key, value in items.items()]
-        for chunk in _chunks(rows):
-            statement = pg_insert(target.table).values(list(chunk))
-            changed = {
-                name: statement.excluded[name] for name in chunk[0] if name not in target.pk()
-            }
-            connection.execute(
-                statement.on_conflict_do_update(index_elements=target.pk(), set_=changed)
-            )
-
-    def _insert_absent(
-        self, connection: Connection, target: _Target, items: Mapping[str, Record]
-    ) -> set[str]:
-        rows = [target.row(key, value) for key, value in items.items()]
-        stored: set[str] = set()
-        for chunk in _chunks(rows):
-            statement = (
-                pg_insert(target.table)
-                .values(list(chunk))
-                .on_conflict_do_nothing(index_elements=target.pk())
-                .returning(target.table.c.key)
-            )
-            stored.update(connection.execute(statement).scalars())
-        return stored
-
-    def _delete(self, connection: Connection, target: _Target, keys: Sequence[str]) -> set[str]:
-        table = target.table
-        gone: set[str] = set()
-        for chunk in _chunks(list(keys)):
-            statement = (
-                delete(table).where(*target.scope(), table.c.key.in_(chunk)).returning(table.c.key)
-            )
-            gone.update(connection.execute(statement).scalars())
-        return gone
+    def _decoded(rows: Sequence[tuple[str, str]]) -> dict[str, Record]:
+        return {key: codec.decode(text) for key, text in rows}
 
     # ------------------------------------------------------------------ the contract
+    #
+    # Each call is one transaction: a single statement in autocommit, or several statements
+    # sent together between BEGIN and COMMIT. Where a read (or a delete, which reads) follows the
+    # advisory lock, the lock stays a statement of its own: under READ COMMITTED each
+    # statement reads from a snapshot taken when it starts, so only a read that starts after
+    # the lock is granted sees a record the previous holder inserted.
 
     def get(self, table: str, key: str) -> Record | None:
         target = self._check(table, (key,))
-        with self._transaction() as connection:
-            return self._read(connection, target, [key], for_update=False).get(key)
+        rows = self._single(target.read, target.keys_params([key]))
+        return self._decoded(rows).get(key)
 
     def put(self, table: str, key: str, value: Record) -> None:
-        codec.encode(value)
         self.put_many(table, {key: value})
 
     def delete(self, table: str, key: str) -> bool:
         target = self._check(table, (key,))
-        with self._transaction() as connection:
-            return bool(self._delete(connection, target, [key]))
+        ids = lock_ids(table, [key])
+        with self._explicit() as cursor:
+            cursor.execute(target.locked_delete, (ids, *target.keys_params([key])))
+            return bool(_result_rows(cursor, 2))
 
     def items(self, table: str) -> list[tuple[str, Record]]:
-        target = self._check(table)
-        t = target.table
+        self._check(table)
+        typed = TYPED.get(table)
+        t = typed.table if typed is not None else KV_RECORDS
+        scope = [] if typed is not None else [KV_RECORDS.c.tbl == table]
         with self._transaction() as connection:
-            rows = connection.execute(
-                select(t.c.key, t.c.value).where(*target.scope()).order_by(t.c.key)
-            )
+            rows = connection.execute(select(t.c.key, t.c.value).where(*scope).order_by(t.c.key))
             return [(key, value) for key, value in rows]
 
     def items_where(
         self, table: str, field: str, values: Collection[str]
     ) -> list[tuple[str, Record]]:
-        target = self._check(table)
+        self._check(table)
+        target = _Target(table)
         if target.typed is None or field not in target.typed.extract:
             return super().items_where(table, field, values)
         t = target.table
@@ -426,7 +479,8 @@ class PostgresStore(Store):
         """Filtered (and ordered) by the typed, indexed columns in SQL; the rows it returns are
         checked again against the records themselves (a flag column reads an absent field as
         False), so the answer is exactly the other backends'."""
-        target = self._check(table)
+        self._check(table)
+        target = _Target(table)
         if limit is not None and limit < 0:
             raise ValueError("limit must not be negative")
         if any(not values for values in where.values()):
@@ -468,43 +522,54 @@ class PostgresStore(Store):
         return found
 
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
-        codec.encode(value)
         return bool(self.put_many_if_absent(table, {key: value}))
 
     def update(self, table: str, key: str, fn: Updater) -> Record | None:
         return self.update_many(table, {key: fn})[key]
 
+    @staticmethod
+    def _encoded(items: Mapping[str, Record]) -> dict[str, tuple[str, Record]]:
+        """Each record with its JSON text; a bad value raises before anything is sent."""
+        return {key: (codec.encode(value), value) for key, value in items.items()}
+
     def put_many(self, table: str, items: Mapping[str, Record]) -> None:
         target = self._check(table, items)
-        for value in items.values():
-            codec.encode(value)
-        if not items:
+        encoded = self._encoded(items)
+        if not encoded:
             return
-        with self._transaction() as connection:
-            self._lock(connection, target, items)
-            self._upsert(connection, target, items)
+        ids = lock_ids(table, list(encoded))
+        self._single(target.locked_upsert, (ids, *target.rows_params(encoded)))
 
     def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
         target = self._check(table, items)
-        for value in items.values():
-            codec.encode(value)
-        if not items:
+        encoded = self._encoded(items)
+        if not encoded:
             return []
-        with self._transaction() as connection:
-            self._lock(connection, target, items)
-            stored = self._insert_absent(connection, target, items)
+        ids = lock_ids(table, list(encoded))
+        rows = self._single(target.locked_insert_absent, (ids, *target.rows_params(encoded)))
+        stored = {key for (key,) in rows}
         return [key for key in items if key in stored]
 
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
         target = self._check(table, updates)
-        with self._transaction() as connection:
-            self._lock(connection, target, updates)
-            olds = self._read(connection, target, list(updates), for_update=True)
-            plan = plan_updates(olds, updates)
-            if plan.puts:
-                self._upsert(connection, target, plan.puts)
+        keys = sorted(updates)
+        with self._explicit() as cursor:
+            # One round trip: BEGIN, the locks, the locked read.
+            cursor.execute(
+                target.begin_lock_read, (lock_ids(table, keys), *target.keys_params(keys))
+            )
+            plan = plan_updates(self._decoded(_result_rows(cursor, 2)), updates)
+            # A second: the writes and COMMIT.
+            statements: list[str] = []
+            params: list[Any] = []
+            encoded = self._encoded(plan.puts)
+            if encoded:
+                statements.append(target.upsert)
+                params += target.rows_params(encoded)
             if plan.deletes:
-                self._delete(connection, target, plan.deletes)
+                statements.append(target.delete)
+                params += target.keys_params(plan.deletes)
+            cursor.execute("; ".join([*statements, COMMIT]), params)
         return plan.results
 
     # ------------------------------------------------------------------ leases
