@@ -8,6 +8,8 @@ claims as the database granted them, not as the replicas report them."""
 
 from __future__ import annotations
 
+import os
+import signal
 from collections import defaultdict
 from pathlib import Path
 
@@ -135,8 +137,17 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
             ),
             "every run to be created, recorded and scheduled",
         )
-        # Killed while it holds polls (a sweep or a result being settled).
-        _wait(lambda: held_by(second.pid), "the second replica to hold a poll", timeout=30)
+
+        # Killed while it holds polls (a sweep or a result being settled). It is frozen before
+        # the look, so it cannot hand its polls back between the look and the kill.
+        def frozen_holding() -> bool:
+            os.kill(second.pid, signal.SIGSTOP)
+            if held_by(second.pid):
+                return True
+            os.kill(second.pid, signal.SIGCONT)
+            return False
+
+        _wait(frozen_holding, "the second replica to hold a poll", timeout=30)
         second.kill()
         assert not second.alive()
         _wait(lambda: len(_ready_roots(outside)) == BRIEFS, "every result", timeout=120)
