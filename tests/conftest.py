@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,12 +19,43 @@ MIGRATED_TEMPLATE = "suggestbot_migrated"
 _names = itertools.count(1)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+# In a parallel run (pytest-xdist hands whole files to its workers in collection order), the
+# slowest folders go first so that no long file is left to start last; the reliability suite's
+# secrets scan, which waits for every other reliability test, goes after the e2e files, by
+# when those have long ended. Paths relative to tests/; the longest match ranks a file.
+PARALLEL_ORDER = (
+    "reliability",
+    "test_demo_runs.py",
+    "e2e",
+    "reliability/test_reliability_secrets.py",
+    "deploy",
+    "jobs",
+    "sandbox",
+    "slackemu",
+)
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(trylast=True)  # after the folders' own hooks have placed their tests
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test that reaches the cluster, so the unit tier can leave them out
-    (``-m "not postgresql"``) while CI runs them all."""
+    (``-m "not postgresql"``) while CI runs them all; order files for a parallel run."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgresql)
+    if hasattr(config, "workerinput"):  # a worker of a parallel run: all collect the same
+        items.sort(key=_parallel_rank)  # stable: each file's own order is kept
+
+
+def _parallel_rank(item: pytest.Item) -> int:
+    path = item.path.resolve()
+    relative = path.relative_to(TESTS_DIR).as_posix() if path.is_relative_to(TESTS_DIR) else ""
+    matches = [
+        (len(prefix), rank)
+        for rank, prefix in enumerate(PARALLEL_ORDER)
+        if relative == prefix or relative.startswith(prefix + "/")
+    ]
+    return max(matches)[1] if matches else len(PARALLEL_ORDER)
 
 
 @pytest.fixture(scope="session")
