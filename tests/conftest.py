@@ -21,15 +21,16 @@ _names = itertools.count(1)
 
 # In a parallel run (pytest-xdist hands whole files to its workers in collection order), the
 # slowest folders go first so that no long file is left to start last; the reliability suite's
-# secrets scan, which waits for every other reliability test, goes after the e2e files, by
-# when those have long ended. Paths relative to tests/; the longest match ranks a file.
+# secrets scan, which waits for every other reliability test, goes after the e2e, deploy and
+# jobs files, by when those have long ended, with the many short files after it to fill the
+# other workers meanwhile. Paths relative to tests/; the longest match ranks a file.
 PARALLEL_ORDER = (
     "reliability",
     "test_demo_runs.py",
     "e2e",
-    "reliability/test_reliability_secrets.py",
     "deploy",
     "jobs",
+    "reliability/test_reliability_secrets.py",
     "sandbox",
     "slackemu",
 )
