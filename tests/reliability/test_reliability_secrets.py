@@ -75,7 +75,8 @@ def stored_tokens(stage: ProcessStage) -> dict[str, str]:
         store.close()
 
 
-@pytest.mark.timeout(240)
+# Its own 240 s, plus the wait (in a parallel run) for the other workers' reliability tests.
+@pytest.mark.timeout(240 + OTHERS_TIMEOUT_S)
 def test_tokens_survive_key_rotation_and_no_secret_is_left_anywhere(
     process_stage: StageFactory, evidence: Evidence
 ) -> None:
