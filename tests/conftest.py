@@ -37,15 +37,25 @@ PARALLEL_ORDER = (
 TESTS_DIR = Path(__file__).resolve().parent
 
 
-@pytest.hookimpl(trylast=True)  # after the folders' own hooks have placed their tests
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reaches the cluster, so the unit tier can leave them out
-    (``-m "not postgresql"``) while CI runs them all; order files for a parallel run."""
+    (``-m "not postgresql"``) while CI runs them all."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgresql)
-    if hasattr(config, "workerinput"):  # a worker of a parallel run: all collect the same
+
+
+class _ParallelOrder:
+    """Orders a worker's tests (all workers collect the same) by :data:`PARALLEL_ORDER`."""
+
+    @pytest.hookimpl(trylast=True)  # after the folders' own hooks have placed their tests
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         items.sort(key=_parallel_rank)  # stable: each file's own order is kept
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a worker of a parallel run
+        config.pluginmanager.register(_ParallelOrder(), "suggestbot-parallel-order")
 
 
 def _parallel_rank(item: pytest.Item) -> int:
