@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -18,12 +19,54 @@ MIGRATED_TEMPLATE = "suggestbot_migrated"
 _names = itertools.count(1)
 
 
+# In a parallel run (pytest-xdist hands whole files to its workers in collection order), the
+# slowest folders go first so that no long file is left to start last; the reliability suite's
+# secrets scan, which waits for every other reliability test, goes after the e2e, deploy and
+# jobs files, by when those have long ended, with the many short files after it to fill the
+# other workers meanwhile. Paths relative to tests/; the longest match ranks a file.
+PARALLEL_ORDER = (
+    "reliability",
+    "test_demo_runs.py",
+    "e2e",
+    "deploy",
+    "jobs",
+    "reliability/test_reliability_secrets.py",
+    "sandbox",
+    "slackemu",
+)
+TESTS_DIR = Path(__file__).resolve().parent
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reaches the cluster, so the unit tier can leave them out
     (``-m "not postgresql"``) while CI runs them all."""
     for item in items:
         if "postgres" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.postgresql)
+
+
+class _ParallelOrder:
+    """Orders a worker's tests (all workers collect the same) by :data:`PARALLEL_ORDER`."""
+
+    @pytest.hookimpl(trylast=True)  # after the folders' own hooks have placed their tests
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        items.sort(key=_parallel_rank)  # stable: each file's own order is kept
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # a worker of a parallel run
+        config.pluginmanager.register(_ParallelOrder(), "suggestbot-parallel-order")
+
+
+def _parallel_rank(item: pytest.Item) -> int:
+    path = item.path.resolve()
+    relative = path.relative_to(TESTS_DIR).as_posix() if path.is_relative_to(TESTS_DIR) else ""
+    matches = [
+        (len(prefix), rank)
+        for rank, prefix in enumerate(PARALLEL_ORDER)
+        if relative == prefix or relative.startswith(prefix + "/")
+    ]
+    return max(matches)[1] if matches else len(PARALLEL_ORDER)
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import pwd
+import random
 import secrets
 import shutil
 import socket
@@ -34,6 +35,8 @@ import psycopg
 PG_MAJOR = "15"
 SUPERUSER = "postgres"
 INSTALL_HINT = "install it with: apt-get install postgresql-15"
+# Starts on a newly picked port when another process took the first one meanwhile.
+PORT_TRIES = 3
 
 
 def find_bindir() -> Path:
@@ -49,9 +52,30 @@ def find_bindir() -> Path:
 
 
 def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A loopback port nobody uses right now, below the kernel's ephemeral range.
+
+    Some tests stop the server and start it again on its port; one from that range (what
+    binding port 0 gives) could meanwhile be handed to any outgoing connection, of this process
+    or of the other workers of a parallel run.
+    """
+    low = _ephemeral_low()
+    candidates = list(range(max(1024, low - 12000), low - 1000))
+    random.shuffle(candidates)
+    for port in candidates[:200]:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port below the ephemeral range")
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
 
 
 class PgCluster:
@@ -105,7 +129,16 @@ class PgCluster:
                 "--no-instructions",
             )  # fmt: skip
             pwfile.unlink()
-            self.start_server()
+            for _ in range(PORT_TRIES - 1):
+                try:
+                    self.start_server()
+                    break
+                except RuntimeError:
+                    if not self._port_was_taken():
+                        raise
+                    self.port = _free_port()  # another process took it since it was picked
+            else:
+                self.start_server()
         except BaseException:
             self.remove()
             raise
@@ -126,6 +159,10 @@ class PgCluster:
             "-o", options, "-w", "-t", "60", "start",
         )  # fmt: skip
         self._running = True
+
+    def _port_was_taken(self) -> bool:
+        log = self.log.read_text(errors="replace") if self.log.exists() else ""
+        return "could not bind" in log or "Address already in use" in log
 
     def stop_server(self) -> None:
         if self._running:

@@ -21,13 +21,18 @@ from suggestbot.slackapp.http import build_http_app
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import generate_key
 
+# Above what a probe takes while another process holds the store's write lock: it waits out
+# SQLite's busy timeout (5 s) twice before it answers 503, about 10 s, which a client timeout
+# of 10 s missed whenever the machine was busy.
+HEALTHZ_TIMEOUT_S = 30.0
+
 
 class Running:
     def __init__(self, runtime: Runtime, url: str, sandbox: Sandbox) -> None:
         self.runtime, self.url, self.sandbox = runtime, url, sandbox
 
     def healthz(self) -> httpx.Response:
-        return httpx.get(f"{self.url}/healthz", timeout=10)
+        return httpx.get(f"{self.url}/healthz", timeout=HEALTHZ_TIMEOUT_S)
 
 
 @pytest.fixture

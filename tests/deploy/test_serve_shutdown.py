@@ -27,6 +27,8 @@ SIGNING_SECRET = "serve-signing-secret-0123456789"
 ALICE = "U0ALICE"
 # Long enough that the run creation is still in flight when the signal arrives.
 CREATE_RUN_LATENCY_S = 3.0
+# apscheduler's own words when a job is due while its previous run is still going.
+OVERRUN_WARNING = "skipped: maximum number of running instances reached"
 
 
 class Outside:
@@ -129,8 +131,14 @@ def test_sigterm_mid_run_finishes_in_flight_work_and_a_restart_posts_once(
         assert first.alive(), "exited before the work in flight finished"
         assert first.wait(timeout=60) == 0
         assert "shutting down" in first.output and "stopped" in first.output
-        # At INFO, the scheduler's routine lines (two per poll) are kept out of the log.
-        assert " apscheduler" not in first.output
+        # At INFO, the scheduler's routine lines (two per poll) are kept out of the log. (Its
+        # warning that a tick was skipped because the one before was still running is not
+        # routine, but it does come on a busy machine: this test ticks every 0.2 s.)
+        assert [
+            line
+            for line in first.output.splitlines()
+            if " apscheduler" in line and OVERRUN_WARNING not in line
+        ] == []
     finally:
         first.kill()
         driver.close()

@@ -2,8 +2,9 @@
 
 Every test here runs the app as ``python -m suggestbot serve`` against the sandbox and the Slack
 emulator over loopback (see ``reliability_harness``). Each stage's data directory, DEBUG log
-and secrets are collected in one session-wide :class:`Evidence`; the secrets test is moved to
-the end of the session so that its scan covers what the whole suite wrote.
+and secrets are collected in one run-wide :class:`Evidence`; the secrets test is moved after
+every other reliability test so that its scan covers what the whole suite wrote (in a parallel
+run it also waits for the tests other workers are still running, and reads what they left).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import pytest
 from reliability_harness import Evidence, ProcessStage, StageFactory
 
 SECRETS_SCAN_MODULE = "test_reliability_secrets.py"
+HERE = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -26,8 +28,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def evidence() -> Evidence:
-    return Evidence()
+def evidence(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Evidence:
+    """One per run: the workers of a parallel run each have their own base temporary directory
+    inside the run's, which is where they share what they leave."""
+    base = tmp_path_factory.getbasetemp()
+    run_dir = base.parent if hasattr(request.config, "workerinput") else base
+    others = frozenset(
+        item.nodeid
+        for item in request.session.items
+        if item.path.parent == HERE and item.path.name != SECRETS_SCAN_MODULE
+    )
+    return Evidence(shared_dir=run_dir / "reliability-evidence", expected=others)
+
+
+@pytest.fixture(autouse=True)
+def _marks_its_end(request: pytest.FixtureRequest, evidence: Evidence) -> Iterator[None]:
+    """Set up before (so torn down after) the test's stages: its end is marked once what they
+    left is kept."""
+    yield
+    evidence.ended(request.node.nodeid)
 
 
 @pytest.fixture
@@ -48,5 +67,8 @@ def process_stage(tmp_path: Path, evidence: Evidence) -> Iterator[StageFactory]:
     try:
         yield start
     finally:
-        for stage in started:
-            stage.stop()
+        try:
+            for stage in started:
+                stage.stop()
+        finally:
+            evidence.keep(started)

@@ -11,6 +11,7 @@ secret in play) and the :class:`Evidence` they leave for the secrets scan at the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -78,11 +79,57 @@ def _ephemeral_low() -> int:
         return 32768  # Linux's default
 
 
+@dataclass(frozen=True)
+class StageEvidence:
+    """What one stage leaves for the secrets scan, as plain data: where its data directory and
+    log are, every secret it used and what it sent Slack that looks like a leak."""
+
+    data_dir: Path
+    log_path: Path
+    secrets: frozenset[str]
+    leaks: tuple[str, ...]
+
+    @classmethod
+    def of(cls, stage: ProcessStage) -> StageEvidence:
+        secrets = {stage.emu.bot_token, SIGNING_SECRET, stage.demo.client_secret}
+        secrets |= {stage.demo.primary.user_token, *stage.user_tokens, *stage.all_keys}
+        secrets |= signed_urls(stage)
+        return cls(stage.data_dir, stage.log_path, frozenset(secrets), tuple(leaks_to_slack(stage)))
+
+    def dumps(self) -> str:
+        return json.dumps(
+            {
+                "data_dir": str(self.data_dir),
+                "log_path": str(self.log_path),
+                "secrets": sorted(self.secrets),
+                "leaks": list(self.leaks),
+            }
+        )
+
+    @classmethod
+    def loads(cls, text: str) -> StageEvidence:
+        raw = json.loads(text)
+        return cls(
+            Path(raw["data_dir"]),
+            Path(raw["log_path"]),
+            frozenset(raw["secrets"]),
+            tuple(raw["leaks"]),
+        )
+
+
 @dataclass
 class Evidence:
     """The stages of the whole reliability run, kept so that the secrets scan at the end can
-    read everything they left behind (data directories, app logs) and every secret they used."""
+    read everything they left behind (data directories, app logs) and every secret they used.
 
+    A parallel run spreads the tests over several worker processes, so what a test's stages
+    leave is also written to ``shared_dir`` (one directory per run, shared by its workers) when
+    the test ends, with a mark that it ended: the scan waits for the marks of every test in
+    ``expected`` and reads what all of them left, whichever process ran them.
+    """
+
+    shared_dir: Path
+    expected: frozenset[str] = frozenset()
     stages: list[ProcessStage] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -91,20 +138,64 @@ class Evidence:
             if stage not in self.stages:
                 self.stages.append(stage)
 
+    def keep(self, stages: list[ProcessStage]) -> None:
+        """Write what ``stages`` left (once they are stopped) where every worker can read it."""
+        self.shared_dir.mkdir(parents=True, exist_ok=True)
+        for stage in stages:
+            path = self.shared_dir / f"stage-{_digest(str(stage.data_dir))}.json"
+            path.touch(mode=0o600)
+            path.write_text(StageEvidence.of(stage).dumps(), "utf-8")
+
+    def ended(self, nodeid: str) -> None:
+        """Mark test ``nodeid`` as ended (after :meth:`keep` of its stages)."""
+        self.shared_dir.mkdir(parents=True, exist_ok=True)
+        self._ended_mark(nodeid).write_text(nodeid, "utf-8")
+
+    def wait_for_every_other_test(self, *, timeout: float) -> None:
+        """Until every test in ``expected`` has ended, in this process or another."""
+
+        def missing() -> list[str]:
+            return [n for n in sorted(self.expected) if not self._ended_mark(n).exists()]
+
+        deadline = time.monotonic() + timeout
+        while missing():
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"waited {timeout:.0f} s for these tests: {missing()}")
+            time.sleep(0.2)
+
+    def _ended_mark(self, nodeid: str) -> Path:
+        return self.shared_dir / f"ended-{_digest(nodeid)}"
+
+    def all(self) -> list[StageEvidence]:
+        """Every stage of the run: this process's read now, the others' as they were kept."""
+        live = [StageEvidence.of(stage) for stage in list(self.stages)]
+        mine = {item.data_dir for item in live}
+        kept = [
+            StageEvidence.loads(path.read_text("utf-8"))
+            for path in sorted(self.shared_dir.glob("stage-*.json"))
+        ]
+        return live + [item for item in kept if item.data_dir not in mine]
+
     def data_dirs(self) -> list[Path]:
-        return [stage.data_dir for stage in self.stages]
+        return [item.data_dir for item in self.all()]
 
     def log_files(self) -> list[Path]:
-        return [stage.log_path for stage in self.stages if stage.log_path.exists()]
+        return [item.log_path for item in self.all() if item.log_path.exists()]
 
     def secrets(self) -> set[str]:
         """Exact values that must appear nowhere: tokens, secrets, keys and signed URLs."""
         found: set[str] = set()
-        for stage in self.stages:
-            found |= {stage.emu.bot_token, SIGNING_SECRET, stage.demo.client_secret}
-            found |= {stage.demo.primary.user_token, *stage.user_tokens, *stage.all_keys}
-            found |= signed_urls(stage)
+        for item in self.all():
+            found |= item.secrets
         return found
+
+    def leaks(self) -> dict[str, list[str]]:
+        """What each stage sent Slack that looks like a traceback, by data directory."""
+        return {str(item.data_dir): list(item.leaks) for item in self.all() if item.leaks}
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def signed_urls(stage: Stage) -> set[str]:
@@ -522,6 +613,7 @@ __all__ = [
     "SECRET_SHAPES",
     "Evidence",
     "ProcessStage",
+    "StageEvidence",
     "brief_modal",
     "brief_values",
     "buttons_of",

@@ -252,7 +252,13 @@ def test_compact_records_are_written_in_their_old_dict_shape(
     assert store.get(table, key) == old
 
 
-@pytest.mark.parametrize(("table", "accessor", "record"), FULL_RECORDS, ids=lambda v: str(v)[:20])
+# Named by table and type, not by value: some records hold random ids, and every worker of a
+# parallel run must collect the same tests.
+@pytest.mark.parametrize(
+    ("table", "accessor", "record"),
+    FULL_RECORDS,
+    ids=[f"{table}-{type(record).__name__}" for table, _, record in FULL_RECORDS],
+)
 def test_full_records_keep_their_table_and_shape(table: str, accessor: str, record: Any) -> None:
     store = MemoryStore()
     store.put(table, "k", record.model_dump(mode="json"))  # as the flows wrote it before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import enum
 import logging
 import threading
@@ -79,7 +80,11 @@ def verify_soon(deps: Deps, *, team_id: str, user_id: str, token: str) -> Future
         except BaseException as exc:
             checking.set_exception(exc)
 
-    threading.Thread(target=run, name="verify-token", daemon=True).start()
+    # In a copy of the caller's context, as the listener's own threads are: the check belongs
+    # to the request that waits for it, so it must not yield to that request (it would wait
+    # out the priority gate's bound before every call to the service).
+    context = contextvars.copy_context()
+    threading.Thread(target=context.run, args=(run,), name="verify-token", daemon=True).start()
     return checking
 
 
