@@ -365,11 +365,13 @@ def accepted(deps: Deps, request_id: str, run: GenerationRun) -> None:
     )
     if req is None:
         return
-    # Written down before anything slower (the root's Slack update); until then the held
-    # send is the unit another replica takes over if this one dies here.
+    # Until the first poll is written the held send is the unit another replica takes over if
+    # this one dies here. The root says "queued" before any poll can run: a poll that finished
+    # the run first would see its "ready" overwritten by this update arriving late (Slack's
+    # 429s and 5xx are retried inside the call).
     deps.crash_point("run_recorded")
-    deps.timers.watch_run(request_id, delay_s=first_poll_delay(deps))
     refresh_root(deps, req)
+    deps.timers.watch_run(request_id, delay_s=first_poll_delay(deps))
 
 
 def first_poll_delay(deps: Deps) -> float:

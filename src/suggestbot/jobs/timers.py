@@ -254,7 +254,7 @@ class SchedulerTimers:
             self._give_back(self.watching.take(until=float("inf")))
             try:
                 self.deps.records.replicas.unschedule(self.owner)  # no longer claims a share
-            except StoreError as exc:
+            except (StoreError, RuntimeError) as exc:  # the store away, or already closed
                 log.warning("could not remove this replica's heartbeat (%s)", exc)
 
     def _give_back(self, items: Iterable[Due]) -> None:
