@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -60,6 +60,9 @@ class RecordingTimers:
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.watched.append((request_id, delay_s))
 
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        self.watched.extend(delays.items())
+
     def resume_watch(self, request_id: str) -> None:
         self.watched.append((request_id, 0.0))
 
@@ -68,6 +71,10 @@ class RecordingTimers:
 
     def resume_send(self, request_id: str, *, at: float) -> None:
         self.sends.append((request_id, at))
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        self.watched.extend((request_id, 0.0) for request_id in watches)
+        self.sends.extend(sends.items())
 
     def hold_send(self, request_id: str) -> None:
         self.held.append(request_id)

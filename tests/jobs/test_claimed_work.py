@@ -15,6 +15,7 @@ import pytest
 from jobs_helpers import store_only_deps
 
 from suggestbot.flows.deps import Deps
+from suggestbot.jobs import recovery
 from suggestbot.jobs import timers as timers_module
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers, lease_period
@@ -226,3 +227,66 @@ def test_two_replicas_take_a_fair_share_of_polls_falling_due(
     assert sum(shares) == 300
     assert min(shares) >= 300 * 0.3, shares  # each took a real share
     assert [r.timers.live_replicas for r in started] == [2, 2]
+
+
+def test_a_starting_replica_resumes_in_bulk_and_resets_no_others_work(records: Records) -> None:
+    def put(state: str, **fields: Any) -> str:
+        req = Request(team_id="T1", user_id="U1", channel_id="C1", body={}, state=state, **fields)
+        records.requests.put(req.id, req)
+        return req.id
+
+    held, waiting, lost = put("submitted"), put("submitted"), put("posting")
+    delayed, fresh = put("delayed", send_after=time.time() + 600), put("new")
+    put("done")
+    now = time.time()
+    records.run_polls.schedule(held, due_at=now - 1)
+    records.run_polls.claim_keys([held], owner="other", now=now, lease_s=1e4)
+    records.run_polls.schedule(waiting, due_at=now + 500)
+
+    replica = Replica(records)  # not started: only its start-up recovery runs
+    assert recovery.resume_all(replica.deps) == 5
+
+    # The poll another replica holds and the one waiting keep their owner and time; the one
+    # nobody wrote down is due at once.
+    polls = records.run_polls.claim_due(
+        owner="x", now=now + 400, due_by=now + 400, lease_s=1, limit=9
+    )
+    assert [claim.key for claim in polls] == [lost]
+    assert records.run_polls.release(held, owner="other", due_at=None)
+    sends = records.run_sends.claim_due(
+        owner="x", now=now + 1e4, due_by=now + 1e4, lease_s=1, limit=9
+    )
+    assert [claim.key for claim in sends] == [fresh, delayed]
+    assert sends[1].due_at == records.requests.get(delayed).send_after  # type: ignore[union-attr]
+
+
+def test_a_sweep_page_writes_its_next_polls_only_where_the_replica_still_holds_them(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cancelled, never_held = _request(records), _request(records)
+    kept = [_request(records) for _ in range(2)]
+    swept: list[str] = []
+
+    def sweep(deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        swept.extend(item.request_id for item in due)
+        records.run_polls.unschedule(cancelled)  # the request was cancelled meanwhile
+        deps.timers.watch_runs({rid: 5.0 for rid in [*kept, cancelled, never_held]})
+        return set()
+
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    replica = Replica(records)
+    for request_id in [*kept, cancelled]:
+        records.run_polls.schedule(request_id, due_at=time.time())
+    replica.start()
+    try:
+        _wait_until(lambda: len(swept) == 3)
+        written_at = time.time()
+    finally:
+        replica.stop()
+    assert sorted(swept) == sorted([*kept, cancelled])
+    # Free again (the lease ended with the write), due one interval on; the cancelled poll is
+    # not brought back, and a poll this replica never held is written as asked.
+    later = written_at + 10
+    polls = records.run_polls.claim_due(owner="x", now=later, due_by=later, lease_s=1, limit=9)
+    assert sorted(claim.key for claim in polls) == sorted([*kept, never_held])
+    assert all(claim.due_at >= written_at + 4 and not claim.taken_over for claim in polls)

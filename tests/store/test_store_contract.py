@@ -564,3 +564,48 @@ def test_items_matching_bounds_numeric_fields_for_what_is_due(store: Store) -> N
     )
     assert theirs == [("w1", {"team_id": "T1", "next_poll_at": 10})]
     assert store.items_matching("runs", where={}, at_most={"next_poll_at": 1e9}) == []
+
+
+def test_schedule_many_writes_every_unit_and_if_absent_keeps_those_there(store: Store) -> None:
+    store.schedule("polls", "held", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    store.schedule("polls", "waiting", due_at=50.0)
+    due = {"held": 2.0, "waiting": 2.0, **{f"new{n}": 2.0 + n for n in range(3)}}
+    # A starting replica adds what is missing and resets nothing another one holds or waits for.
+    assert store.schedule_many("polls", due, if_absent=True) == ["new0", "new1", "new2"]
+    got = store.claim_due("polls", owner="B", now=5.0, due_by=5.0, lease_s=LEASE_S, limit=9)
+    assert [(c.key, c.due_at) for c in got] == [("new0", 2.0), ("new1", 3.0), ("new2", 4.0)]
+    assert not store.release("polls", "held", owner="B", due_at=None)  # still A's
+    # Without if_absent every unit is written, its lease dropped.
+    assert store.schedule_many("polls", {"held": 6.0, "waiting": 7.0}) == ["held", "waiting"]
+    got = store.claim_due("polls", owner="C", now=8.0, due_by=8.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in got] == ["held", "waiting"]
+    assert store.schedule_many("polls", {}) == []
+
+
+def test_schedule_many_takes_more_units_than_one_statement_holds(store: Store) -> None:
+    due = {f"r{n:05d}": float(n) for n in range(2500)}
+    assert len(store.schedule_many("polls", due, if_absent=True)) == 2500
+    got = store.claim_due("polls", owner="A", now=1e6, due_by=1e6, lease_s=LEASE_S, limit=3000)
+    assert [c.key for c in got] == sorted(due)
+
+
+def test_release_many_sets_due_times_only_of_units_the_owner_still_holds(store: Store) -> None:
+    for key in ("mine", "also mine", "theirs", "rescheduled"):
+        store.schedule("polls", key, due_at=0.0)
+    store.claim_keys("polls", ["mine", "also mine", "rescheduled"], owner="A", now=1.0, lease_s=5)
+    store.claim_keys("polls", ["theirs"], owner="B", now=1.0, lease_s=LEASE_S)
+    store.schedule("polls", "rescheduled", due_at=40.0)  # asked for anew: A's lease is gone
+    due = {"mine": 20.0, "also mine": 21.0, "theirs": 22.0, "rescheduled": 23.0, "gone": 1.0}
+    assert store.release_many("polls", due, owner="A") == ["mine", "also mine"]
+    # Free again at their new times; B's unit and the unit asked for anew are as they were.
+    assert store.claim_due("polls", owner="C", now=19.0, due_by=19.0, lease_s=1, limit=9) == []
+    got = store.claim_due("polls", owner="C", now=21.0, due_by=21.0, lease_s=LEASE_S, limit=9)
+    assert [(c.key, c.due_at, c.taken_over) for c in got] == [
+        ("mine", 20.0, False),
+        ("also mine", 21.0, False),
+    ]
+    assert store.release("polls", "theirs", owner="B", due_at=None)
+    later = store.claim_due("polls", owner="C", now=40.0, due_by=40.0, lease_s=1, limit=9)
+    assert [(c.key, c.due_at) for c in later] == [("rescheduled", 40.0)]
+    assert store.release_many("polls", {}, owner="A") == []

@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -27,6 +27,10 @@ class Timers(Protocol):
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None: ...
 
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        """:meth:`watch_run` of many requests at once (``{request_id: delay_s}``), the polls of
+        one page of the run listing, written together."""
+
     def resume_watch(self, request_id: str) -> None:
         """At start: watch at once, unless its poll is already scheduled (by another replica)."""
 
@@ -34,6 +38,10 @@ class Timers(Protocol):
 
     def resume_send(self, request_id: str, *, at: float) -> None:
         """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        """At start, for every unfinished request at once: :meth:`resume_watch` of each of
+        ``watches`` and :meth:`resume_send` of each of ``sends`` (``{request_id: at}``)."""
 
     def hold_send(self, request_id: str) -> None:
         """This process sends the request now (recorded, not yet handed to the service): if

@@ -29,7 +29,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
 from suggestbot import metrics
@@ -155,6 +155,31 @@ class SchedulerTimers:
         self._drop(request_id)
         self.watching.wake()
 
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        """:meth:`watch_run` of a sweep page's runs, in one write: the polls this process holds
+        are released due at their next time (one statement per thousand); one held no longer
+        (another replica claimed it once its lease ran out, or the request was cancelled) is
+        left to whoever has it now. A poll this process never held is scheduled as before."""
+        if not delays:
+            return
+        now = time.time()
+        due = {rid: now + max(delay_s, 0.0) for rid, delay_s in delays.items()}
+        for request_id in due:
+            self._scheduler.cancel(job_id(request_id))
+        with self._lock:
+            held = {rid: at for rid, at in due.items() if rid in self._leased}
+        polls = self._polls()
+        released = set(polls.release_many(held, owner=self.owner)) if held else set()
+        lost = [rid for rid in held if rid not in released]
+        if lost:
+            log.info("%d poll(s) were no longer this process's to reschedule", len(lost))
+        unheld = {rid: at for rid, at in due.items() if rid not in held}
+        if unheld:
+            polls.schedule_many(unheld)
+        for request_id in due:
+            self._drop(request_id)
+        self.watching.wake()
+
     def resume_watch(self, request_id: str) -> None:
         """At start: poll at once unless a poll is already scheduled (or held by a live
         replica), so that a replica starting never resets the work of the others."""
@@ -175,6 +200,18 @@ class SchedulerTimers:
         """At start: send at ``at`` unless a send is already scheduled (or held by a live
         replica)."""
         if self._sends().schedule(request_id, due_at=at, if_absent=True):
+            self.watching.wake()
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        """:meth:`resume_watch` and :meth:`resume_send` of every unfinished request at start,
+        written in bulk (a few statements per thousand), so that a replica starting over
+        thousands of active requests is ready in seconds, not after a commit for each."""
+        for request_id in watches:
+            self._scheduler.cancel(job_id(request_id))
+        now = time.time()
+        added = self._polls().schedule_many(dict.fromkeys(watches, now), if_absent=True)
+        added += self._sends().schedule_many(sends, if_absent=True)
+        if added:
             self.watching.wake()
 
     def hold_send(self, request_id: str) -> None:

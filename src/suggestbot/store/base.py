@@ -256,6 +256,14 @@ class Store(ABC):
         """
 
     @abstractmethod
+    def schedule_many(
+        self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
+    ) -> list[str]:
+        """:meth:`schedule` for many keys at once (``{key: due_at}``), in few writes; the keys
+        written. A start rebuilding thousands of units must not pay a commit for each.
+        """
+
+    @abstractmethod
     def unschedule(self, queue: str, key: str) -> bool:
         """Forget ``key`` (the work is no longer wanted), whoever holds it; whether it was there."""
 
@@ -298,6 +306,13 @@ class Store(ABC):
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         """End ``owner``'s lease on ``key``: due again at ``due_at``, or forgotten with None
         (done). False, and nothing changes, when ``owner`` no longer holds it."""
+
+    @abstractmethod
+    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+        """:meth:`release` of many keys at once, each due again at its time (``{key: due_at}``),
+        in few writes; the keys ``owner`` still held (the others are left as they are). A sweep
+        rescheduling a page of runs must not pay a commit for each.
+        """
 
     @abstractmethod
     def holders(self, queue: str, *, now: float) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from suggestbot.store.base import Claim
@@ -45,6 +45,10 @@ class LeaseBook:
             return False
         self._push(key, _Unit(due_at))
         return True
+
+    def schedule_many(self, due: Mapping[str, float], *, if_absent: bool) -> list[str]:
+        written = (self.schedule(key, due_at=at, if_absent=if_absent) for key, at in due.items())
+        return [key for key, wrote in zip(due, written, strict=True) if wrote]
 
     def unschedule(self, key: str) -> bool:
         return self._units.pop(key, None) is not None
@@ -105,6 +109,9 @@ class LeaseBook:
         else:
             self._push(key, _Unit(due_at))
         return True
+
+    def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:
+        return [key for key, at in due.items() if self.release(key, owner=owner, due_at=at)]
 
     def holders(self, *, now: float) -> int:
         return len(

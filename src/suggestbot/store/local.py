@@ -165,6 +165,12 @@ class LocalStore(Store):
         with self._lock:
             return self._book(queue, (key,)).schedule(key, due_at=due_at, if_absent=if_absent)
 
+    def schedule_many(
+        self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
+    ) -> list[str]:
+        with self._lock:
+            return self._book(queue, due).schedule_many(due, if_absent=if_absent)
+
     def unschedule(self, queue: str, key: str) -> bool:
         with self._lock:
             return self._book(queue, (key,)).unschedule(key)
@@ -201,6 +207,10 @@ class LocalStore(Store):
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         with self._lock:
             return self._book(queue, (key,)).release(key, owner=owner, due_at=due_at)
+
+    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+        with self._lock:
+            return self._book(queue, due).release_many(due, owner=owner)
 
     def holders(self, queue: str, *, now: float) -> int:
         with self._lock:

@@ -196,6 +196,28 @@ _RELEASE = text(
     "UPDATE work_leases SET due_at = :due, ready_at = :due, owner = NULL, lease_until = NULL "
     "WHERE queue = :queue AND key = :key AND owner = :owner"
 )
+# Many units in one statement each (a start's recovery, a sweep's page): the keys and their
+# due times travel as two arrays, unnested into rows.
+_UNNEST_DUE = "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[])) AS u(key, due)"
+_SCHEDULE_MANY_IF_ABSENT = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
+    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} "
+    "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
+)
+_SCHEDULE_MANY = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
+    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} "
+    "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
+    "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL RETURNING key"
+)
+_RELEASE_MANY = text(
+    "UPDATE work_leases AS w SET due_at = u.due, ready_at = u.due, owner = NULL, "
+    f"lease_until = NULL FROM {_UNNEST_DUE} "
+    "WHERE w.queue = :queue AND w.key = u.key AND w.owner = :owner RETURNING w.key"
+)
+# Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
+# small enough that one statement's arrays and locks stay modest.
+BULK_KEYS = 1000
 _HOLDERS = text(
     "SELECT count(DISTINCT owner) FROM work_leases "
     "WHERE queue = :queue AND ready_at > :now AND owner IS NOT NULL AND lease_until > :now"
@@ -595,6 +617,29 @@ class PostgresStore(Store):
             )
         with self._transaction() as connection:
             return bool(connection.execute(statement.returning(WORK_LEASES.c.key)).first())
+
+    def schedule_many(
+        self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
+    ) -> list[str]:
+        statement = _SCHEDULE_MANY_IF_ABSENT if if_absent else _SCHEDULE_MANY
+        return self._write_many(queue, due, statement, {})
+
+    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+        return self._write_many(queue, due, _RELEASE_MANY, {"owner": owner})
+
+    def _write_many(
+        self, queue: str, due: Mapping[str, float], statement: Any, extra: dict[str, Any]
+    ) -> list[str]:
+        """One statement (and commit) per ``BULK_KEYS`` keys; the keys it wrote, in order."""
+        self._check_queue(queue, due)
+        keys = list(due)
+        written: set[str] = set()
+        for start in range(0, len(keys), BULK_KEYS):
+            batch = keys[start : start + BULK_KEYS]
+            params = {"queue": queue, "keys": batch, "dues": [due[k] for k in batch], **extra}
+            with self._transaction() as connection:
+                written.update(connection.execute(statement, params).scalars())
+        return [key for key in keys if key in written]
 
     def unschedule(self, queue: str, key: str) -> bool:
         self._check_queue(queue, (key,))

@@ -5,7 +5,7 @@ Bound to its queue name so that, as with tables, nothing outside ``store`` names
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from suggestbot.store.base import Claim, Store
 
@@ -20,6 +20,9 @@ class WorkQueue:
 
     def schedule(self, key: str, *, due_at: float, if_absent: bool = False) -> bool:
         return self.store.schedule(self.name, key, due_at=due_at, if_absent=if_absent)
+
+    def schedule_many(self, due: Mapping[str, float], *, if_absent: bool = False) -> list[str]:
+        return self.store.schedule_many(self.name, due, if_absent=if_absent)
 
     def unschedule(self, key: str) -> bool:
         return self.store.unschedule(self.name, key)
@@ -47,6 +50,9 @@ class WorkQueue:
 
     def release(self, key: str, *, owner: str, due_at: float | None) -> bool:
         return self.store.release(self.name, key, owner=owner, due_at=due_at)
+
+    def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:
+        return self.store.release_many(self.name, due, owner=owner)
 
     def holders(self, *, now: float) -> int:
         return self.store.holders(self.name, now=now)
