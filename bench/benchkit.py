@@ -311,16 +311,25 @@ def slash_bodies_in(
 
 
 def link_users_in_store(
-    *, data_dir: Path, secret_key: str, emu: Any, channel_id: str, token: str, count: int
+    *,
+    data_dir: Path,
+    secret_key: str,
+    emu: Any,
+    channel_id: str,
+    token: str,
+    count: int,
+    database_url: str | None = None,
 ) -> list[str]:
     """Like :func:`add_linked_users`, for an app that will run in its own process: the people
-    are written into the store at ``data_dir`` before the app opens it (all linked to the
-    sandbox's demo user, ``token``, with its first segment and use case remembered)."""
+    are written into the store at ``data_dir`` (or the PostgreSQL database at
+    ``database_url``) before the app opens it (all linked to the sandbox's demo user,
+    ``token``, with its first segment and use case remembered)."""
     from suggestbot.sandbox import DEMO
-    from suggestbot.store import TokenVault, open_store
+    from suggestbot.store import TokenVault
+    from suggestbot.store.backends import open_app_store
     from suggestbot.store.records import LinkedUser, Preferences, Records, user_key
 
-    store = open_store(data_dir)
+    store = open_app_store(data_dir=data_dir, database_url=database_url)
     vault = TokenVault.from_setting(secret_key)
     records = Records(store)
     users = []
@@ -511,7 +520,15 @@ def create_runs(url: str, count: int) -> list[str]:
 
             async def one_by_one(n: int) -> None:
                 for _ in range(n):
-                    reply = await client.post("/v1/generation-runs", json=body)
+                    for attempt in range(3):
+                        try:
+                            reply = await client.post("/v1/generation-runs", json=body)
+                            break
+                        except httpx.TransportError:
+                            # A kept-alive connection the server closed meanwhile (a busy
+                            # machine): try again. A run created twice is only never watched.
+                            if attempt == 2:
+                                raise
                     reply.raise_for_status()
                     ids.append(reply.json()["id"])
 
@@ -537,6 +554,45 @@ def machine_token(url: str) -> str:
     reply = httpx.post(url + "/auth/token", data=form, timeout=10)
     reply.raise_for_status()
     return str(reply.json()["access_token"])
+
+
+# ------------------------------------------------------------ a throwaway PostgreSQL
+
+
+_TESTS_DIR = Path(__file__).resolve().parent.parent / "tests"
+
+
+@contextlib.contextmanager
+def postgres_database(*, work_dir: Path, durable: bool = True) -> Iterator[str]:
+    """A throwaway PostgreSQL 15 cluster on loopback (the tests' ``pg_cluster.py``) with one
+    database brought to the newest schema by ``suggestbot db upgrade``, as an operator would;
+    yields its URL. ``durable`` keeps PostgreSQL's own ``fsync`` and ``full_page_writes`` (the
+    tests turn them off). The cluster is stopped and its files removed on the way out, also
+    after an error, Ctrl-C or SIGTERM."""
+    if str(_TESTS_DIR) not in sys.path:
+        sys.path.append(str(_TESTS_DIR))
+    from pg_cluster import PgCluster
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    cluster = PgCluster(durable=durable).start()
+    try:
+        url = cluster.create_database("suggestbot_bench")
+        work_dir.mkdir(parents=True, exist_ok=True)
+        upgrade = subprocess.run(
+            [sys.executable, "-m", "suggestbot", "db", "upgrade"],
+            env=_child_env({"SUGGESTBOT_DATABASE_URL": url}),
+            cwd=work_dir,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if upgrade.returncode != 0:
+            raise RuntimeError(f"suggestbot db upgrade failed: {upgrade.stderr[-2000:]}")
+        yield url
+    finally:
+        cluster.remove()
 
 
 def load_average() -> list[float]:
@@ -597,14 +653,18 @@ def app_process(
     slack_api_url: str,
     bot_token: str,
     service_url: str,
+    database_url: str | None = None,
 ) -> Iterator[tuple[int, str]]:
     """``suggestbot serve`` in its own process, as in production (INFO logs, every background
-    job at its production frequency), against the emulator and the sandbox's demo tenant.
+    job at its production frequency), against the emulator and the sandbox's demo tenant,
+    keeping its state in ``data_dir`` or, given ``database_url``, in PostgreSQL.
     Yields its pid and the URL Slack would post to."""
     from suggestbot.sandbox import DEMO
 
+    database = {"SUGGESTBOT_DATABASE_URL": database_url} if database_url else {}
     env = _child_env(
-        {
+        database
+        | {
             "SLACK_BOT_TOKEN": bot_token,
             "SLACK_SIGNING_SECRET": signing_secret,
             "SLACK_API_URL": slack_api_url,
@@ -745,9 +805,260 @@ def child_cpu_seconds(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / ticks
 
 
+# ---------------------------------------------------------------- the service's record of reads
+
+
+class _ReadLog:
+    """ASGI middleware around the sandbox: one line per run read it answered (``GET
+    /v1/generation-runs`` pages and single reads), with when the answer left and which machine
+    credential asked (``<epoch s> <client id> <run id>,<run id>,…``).
+
+    Written in the service's process, when the answer is sent: that is when the service's
+    answer about those runs became the caller's to read, whatever the caller measures itself.
+    """
+
+    def __init__(self, app: Any, env: Any, path: Path) -> None:
+        self._app = app
+        self._env = env
+        self._file = path.open("a", buffering=1)
+        self._lock = threading.Lock()
+
+    def _caller(self, scope: dict[str, Any]) -> str:
+        from suggestbot.sandbox.ids import hash_secret
+
+        for name, value in scope.get("headers", []):
+            if name == b"authorization":
+                token = value.decode("latin-1").partition(" ")[2].strip()
+                with self._env.state.lock:
+                    access = self._env.state.access_tokens.get(hash_secret(token))
+                return access.client_id if access is not None else "-"
+        return "-"
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or scope.get("method") != "GET":
+            await self._app(scope, receive, send)
+            return
+        if not path.startswith("/v1/generation-runs"):
+            await self._app(scope, receive, send)
+            return
+        caller = self._caller(scope)
+        status = 0
+        body: list[bytes] = []
+
+        async def noting(message: dict[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif message["type"] == "http.response.body":
+                body.append(message.get("body", b""))
+                if not message.get("more_body") and status == 200:
+                    self._note(caller, b"".join(body))
+            await send(message)
+
+        await self._app(scope, receive, noting)
+
+    def _note(self, caller: str, raw: bytes) -> None:
+        now = time.time()
+        data = json.loads(raw)
+        if "id" in data:
+            ids = [data["id"]]
+        else:
+            listed = [v for v in data.values() if isinstance(v, list)]
+            ids = [item["id"] for item in (listed[0] if listed else [])]
+        if ids:
+            with self._lock:
+                self._file.write(f"{now:.6f} {caller} {','.join(ids)}\n")
+
+
+@dataclass(frozen=True)
+class ServiceRead:
+    at: float
+    caller: str  # the machine credential's client id
+
+
+def load_read_log(path: Path) -> dict[str, list[ServiceRead]]:
+    """Run id -> every read of it the service answered, in time order (see ``_ReadLog``)."""
+    reads: dict[str, list[ServiceRead]] = {}
+    with path.open() as lines:
+        for line in lines:
+            parts = line.split()
+            if len(parts) != 3:
+                continue  # a line still being written when read
+            read = ServiceRead(float(parts[0]), parts[1])
+            for run_id in parts[2].split(","):
+                reads.setdefault(run_id, []).append(read)
+    for runs in reads.values():
+        runs.sort(key=lambda r: r.at)
+    return reads
+
+
+@contextlib.contextmanager
+def recording_sandbox_process(*, admin_key: str, read_log: Path) -> Iterator[tuple[int, str]]:
+    """The sandbox in a child process (as :func:`sandbox_process`), noting every run read it
+    answers in ``read_log`` (one line per listing page or single read). Yields pid and URL."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+    process = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "recording-sandbox", admin_key],
+        env=os.environ | {"BENCH_READ_LOG": str(read_log)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:\d+", line)
+        if found is None:
+            raise RuntimeError("the recording sandbox did not start")
+        threading.Thread(target=process.stdout.read, daemon=True).start()
+        yield process.pid, found.group(0)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def _recording_sandbox(admin_key: str) -> int:
+    """Serve the sandbox with its read log until SIGTERM (run by
+    :func:`recording_sandbox_process`)."""
+    from suggestbot.sandbox import Sandbox
+    from suggestbot.sandbox.server import SandboxServer
+
+    sandbox = Sandbox(admin_key=admin_key)
+    recorded = _ReadLog(sandbox.app, sandbox.env, Path(os.environ["BENCH_READ_LOG"]))
+
+    class Recorded:
+        app = recorded
+
+        def start(self) -> Any:
+            return sandbox.start()
+
+        def stop(self) -> None:
+            sandbox.stop()
+
+        def flush(self) -> None:
+            sandbox.flush()
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    with SandboxServer(Recorded(), port=0) as server:
+        print(f"sandbox at http://127.0.0.1:{server.port}", flush=True)
+        stop.wait()
+    return 0
+
+
+# ---------------------------------------------------------------- PostgreSQL and replicas
+
+
+def bench_pg_cluster() -> Any:
+    """A throwaway PostgreSQL 15 cluster on loopback (the tests' ``tests/pg_cluster.py``,
+    loaded by path), started with ``fsync`` on: every commit reaches the disk, as in
+    production (the tests turn it off)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tests" / "pg_cluster.py"
+    spec = importlib.util.spec_from_file_location("bench_pg_cluster_module", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    class DurableCluster(module.PgCluster):  # type: ignore[name-defined,misc]
+        def start_server(self) -> None:
+            options = " ".join(
+                [
+                    "-c listen_addresses=127.0.0.1",
+                    f"-p {self.port}",
+                    f"-c unix_socket_directories={self.root}",
+                    "-c max_connections=300",
+                    "-c fsync=on",
+                    "-c synchronous_commit=on",
+                ]
+            )
+            self._run(
+                str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log),
+                "-o", options, "-w", "-t", "60", "start",
+            )  # fmt: skip
+            self._running = True
+
+    return DurableCluster().start()
+
+
+class ServeReplica:
+    """One ``suggestbot serve`` process with its own environment; started, SIGKILLed and
+    stopped on its own. Its output goes to ``log_path`` across restarts."""
+
+    def __init__(self, *, name: str, env: dict[str, str], log_path: Path) -> None:
+        self.name = name
+        self.env = env
+        self.log_path = log_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def start(self, *, timeout_s: float = 120.0) -> None:
+        """Start it and wait until it serves Slack (its log names the URL, after the start-up
+        recovery has resumed every unfinished request)."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        with self.log_path.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "suggestbot", "serve", "--host", "127.0.0.1", "--port", "0"],
+                env=self.env,
+                cwd=self.log_path.parent,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+            )
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline and self.process.poll() is None:
+            with self.log_path.open("rb") as log:
+                log.seek(offset)
+                if re.search(rb"http://127\.0\.0\.1:\d+/slack/events", log.read()):
+                    return
+            time.sleep(0.1)
+        tail = self.log_path.read_text("utf-8", "replace")[-2000:]
+        self.stop()
+        raise RuntimeError(f"{self.name} did not start: {tail}")
+
+    def kill(self) -> None:
+        """SIGKILL: no drain, no release; its leases stay until they run out."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+        self.process = None
+
+    def stop(self) -> None:
+        """SIGTERM (the operator's way), then SIGKILL if it does not exit."""
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+        self.process = None
+
+
+def child_env(extra: dict[str, str]) -> dict[str, str]:
+    """This environment without the app's own settings, plus ``extra``."""
+    return _child_env(extra)
+
+
 def _main(argv: Sequence[str]) -> int:
     if list(argv) == ["bare-app"]:
         return _bare_app()
+    if len(argv) == 2 and argv[0] == "recording-sandbox":
+        return _recording_sandbox(argv[1])
     if list(argv) != ["signed-load"]:
         print(
             "usage: benchkit.py signed-load  (reads a job as JSON on stdin)\n"

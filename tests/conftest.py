@@ -41,7 +41,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reaches the cluster, so the unit tier can leave them out
     (``-m "not postgresql"``) while CI runs them all."""
     for item in items:
-        if "postgres" in getattr(item, "fixturenames", ()):
+        callspec = getattr(item, "callspec", None)
+        # Directly, or through a backend parameter that asks for the cluster when it runs.
+        on_backend = callspec is not None and "postgresql" in callspec.params.values()
+        if "postgres" in getattr(item, "fixturenames", ()) or on_backend:
             item.add_marker(pytest.mark.postgresql)
 
 

@@ -3,8 +3,10 @@
 ``initdb`` and ``pg_ctl`` refuse to run as root, so as root they run as the ``postgres`` user
 (``runuser``), in a temporary directory owned by it. The server listens on 127.0.0.1 only, on a
 free port, with a random password (scram-sha-256) and no Unix socket outside its directory.
-``fsync`` is off: the tests kill the app, never the database server's host, and a commit still
-waits for the server as in production.
+``fsync`` is off for the tests: they kill the app, never the database server's host, and a
+commit still waits for the server as in production. ``PgCluster(durable=True)`` keeps
+PostgreSQL's own durability settings (``fsync`` and ``full_page_writes`` on), for benchmarks
+whose figures must match production's.
 
 As a script (what ``.ci/run`` does before the tests)::
 
@@ -79,7 +81,8 @@ def _ephemeral_low() -> int:
 class PgCluster:
     """One cluster; :meth:`start` it, :meth:`remove` it (stops the server, deletes the files)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, durable: bool = False) -> None:
+        self.durable = durable
         self.bindir = find_bindir()
         self.root = Path(tempfile.mkdtemp(prefix="suggestbot-pg-"))
         self.data = self.root / "data"
@@ -142,16 +145,15 @@ class PgCluster:
         return self
 
     def start_server(self) -> None:
-        options = " ".join(
-            [
-                "-c listen_addresses=127.0.0.1",
-                f"-p {self.port}",
-                f"-c unix_socket_directories={self.root}",
-                "-c max_connections=300",
-                "-c fsync=off",
-                "-c full_page_writes=off",
-            ]
-        )
+        settings = [
+            "-c listen_addresses=127.0.0.1",
+            f"-p {self.port}",
+            f"-c unix_socket_directories={self.root}",
+            "-c max_connections=300",
+        ]
+        if not self.durable:
+            settings += ["-c fsync=off", "-c full_page_writes=off"]
+        options = " ".join(settings)
         self._run(
             str(self.bindir / "pg_ctl"), "-D", str(self.data), "-l", str(self.log),
             "-o", options, "-w", "-t", "60", "start",

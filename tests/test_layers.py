@@ -26,6 +26,7 @@ FOUNDATION = {
     "suggestbot",  # the version string
     "suggestbot.logs",  # logging with redaction
     "suggestbot.asgi_thread",  # an ASGI app on a loopback port in a thread
+    "suggestbot.metrics",  # the Prometheus registry: every layer records its own figures
 }
 
 # The stand-ins and the demo are apart from the product: only these modules start them (the

@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # For crash tests only: work stops for good at this named point of the flows (the test then
     # kills the process there). Unset anywhere else.
     suggestbot_freeze_at: str | None = None
+    # On SIGTERM, how long `serve` keeps answering after /readyz turned 503, so that a load
+    # balancer notices and sends no more requests before the port closes.
+    suggestbot_drain_seconds: float = Field(default=5.0, ge=0)
     port: int = 3000
     log_level: str = "INFO"
     log_json: bool = False

@@ -83,6 +83,11 @@ class ServeProcess:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
     def alive(self) -> bool:
         return self._process is not None and self._process.poll() is None
 

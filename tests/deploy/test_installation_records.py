@@ -10,6 +10,7 @@ import pytest
 from deploy_helpers import at_rest
 from slack_sdk.oauth.installation_store import Installation
 
+from no_whole_tables import NoWholeTables
 from suggestbot.installations.store import EncryptedInstallationStore, workspace_key
 from suggestbot.store import SqliteStore, TokenVault, generate_key
 from suggestbot.store.records import SLACK_BOTS, SLACK_INSTALLATIONS
@@ -127,6 +128,29 @@ def test_deleting_follows_revocations_and_uninstalls(installs: EncryptedInstalla
     installs.delete_all(enterprise_id=None, team_id="T1")
     assert installs.find_installation(enterprise_id=None, team_id="T1") is None
     assert installs.find_installation(enterprise_id=None, team_id="T2") is not None
+
+
+def test_an_uninstall_reads_the_workspaces_installations_by_index() -> None:
+    guarded = NoWholeTables()
+    installs = EncryptedInstallationStore(guarded, TokenVault([generate_key()]), client_id="1.2")
+    for team, user in (("T1", "U1"), ("T1", "U2"), ("T2", "U3"), ("T11", "U4")):
+        installs.save(_installation(user_id=user, team_id=team))
+    installs.save(_installation(user_id="U5", team_id="T5", enterprise_id="E1"))
+    installs.save(
+        _installation(user_id="U6", team_id="T6", enterprise_id="E1", is_enterprise_install=True)
+    )
+    guarded.guarding = True
+
+    installs.delete_all(enterprise_id=None, team_id="T1")
+    installs.delete_installation(enterprise_id="E1", team_id=None)
+
+    assert installs.find_installation(enterprise_id=None, team_id="T1") is None
+    assert installs.find_installation(enterprise_id=None, team_id="T1", user_id="U2") is None
+    for team, user in (("T2", "U3"), ("T11", "U4"), ("T5", "U5")):
+        found = installs.find_installation(enterprise_id=None, team_id=team, user_id=user)
+        assert found is not None, team
+    org = installs.find_installation(enterprise_id="E1", team_id=None, is_enterprise_install=True)
+    assert org is None
 
 
 def test_workspaces_are_keyed_by_team_and_org_installs_by_enterprise() -> None:

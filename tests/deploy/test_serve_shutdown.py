@@ -52,6 +52,8 @@ class Outside:
             "SUGGESTBOT_DATA_DIR": str(self.data),
             "SUGGESTBOT_POLL_SCALE": "0.01",
             "PORT": "0",
+            # No load balancer here: the port closes as soon as a signal comes.
+            "SUGGESTBOT_DRAIN_SECONDS": "0",
             **extra,
         }
 

@@ -1,6 +1,7 @@
 """The whole product on PostgreSQL: scenarios of the SQLite suite run again with
 ``SUGGESTBOT_DATABASE_URL`` pointing at the test cluster (the same test functions, with this
-module's ``stage``), plus a kill and restart mid-brief."""
+module's ``stage``), plus a kill and restart mid-brief. App Home, the lists and digest listings
+read there by the typed, indexed columns (``Store.items_matching``), not as SQLite does."""
 
 from __future__ import annotations
 
@@ -25,6 +26,18 @@ from test_exactly_once import (
 from test_exactly_once import (
     test_a_slash_command_delivered_twice_creates_one_run as test_doubled_delivery_on_postgresql,
 )
+from test_refine_lists_home import (
+    test_app_home_shows_link_runs_threads_digests_within_limits as test_app_home_on_postgresql,
+)
+from test_refine_lists_home import (
+    test_home_follows_a_digest_being_paused_and_removed as test_home_digests_on_postgresql,
+)
+from test_refine_lists_home import (
+    test_only_your_threads_never_another_persons_instruction as test_your_threads_on_postgresql,
+)
+from test_refine_lists_home import (
+    test_runs_over_overlapping_pages_number_on_and_repeat_nothing as test_paging_on_postgresql,
+)
 
 from pg_cluster import PgCluster
 from suggestbot.demo.stage import ALICE, Stage, wait_for
@@ -32,10 +45,14 @@ from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.store.postgres import PostgresStore
 
 __all__ = [
+    "test_app_home_on_postgresql",
     "test_brief_on_postgresql",
     "test_digest_on_postgresql",
     "test_doubled_delivery_on_postgresql",
+    "test_home_digests_on_postgresql",
+    "test_paging_on_postgresql",
     "test_restart_on_postgresql",
+    "test_your_threads_on_postgresql",
 ]
 
 

@@ -199,6 +199,11 @@ def test_revocation_stops_the_work_of_a_single_workspace_install(
     assert not any(
         state in requests_by_state(stage) for state in ("recorded", "submitted", "posted")
     )
+    # The stop fails the requests first, then pauses the digests: wait for the pause too.
+    wait_for(
+        lambda: all(d.paused for d in deps.records.digests.values()),
+        what="the digest to be paused",
+    )
     [digest] = deps.records.digests.values()
     assert digest.paused
     # The operator's line follows the stop it reports: wait for it, then make sure it is one.

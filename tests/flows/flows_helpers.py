@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,7 +24,7 @@ from slack_sdk.web import SlackResponse
 
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.store import MemoryStore, TokenVault
+from suggestbot.store import MemoryStore, Store, TokenVault
 from suggestbot.store.records import LinkedUser, Records, user_key
 
 BASE_URL = "https://content.test"
@@ -55,12 +55,33 @@ class RecordingTimers:
     watched: list[tuple[str, float]] = field(default_factory=list)
     sends: list[tuple[str, float]] = field(default_factory=list)
     cancelled: list[str] = field(default_factory=list)
+    held: list[str] = field(default_factory=list)  # sends begun and not yet ended
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.watched.append((request_id, delay_s))
 
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        self.watched.extend(delays.items())
+
+    def resume_watch(self, request_id: str) -> None:
+        self.watched.append((request_id, 0.0))
+
     def send_later(self, request_id: str, *, at: float) -> None:
         self.sends.append((request_id, at))
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        self.sends.append((request_id, at))
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        self.watched.extend((request_id, 0.0) for request_id in watches)
+        self.sends.extend(sends.items())
+
+    def hold_send(self, request_id: str) -> None:
+        self.held.append(request_id)
+
+    def end_send(self, request_id: str) -> None:
+        if request_id in self.held:
+            self.held.remove(request_id)
 
     def cancel(self, request_id: str) -> None:
         self.cancelled.append(request_id)
@@ -422,7 +443,8 @@ class World:
         return token
 
 
-def world() -> World:
+def world(*, store: Store | None = None) -> World:
+    """The flows wired to the doubles, on ``store`` (a fresh in-memory one by default)."""
     clock = FakeClock()
     service = ScriptedService(clock)
     slack = RecordingSlack()
@@ -432,7 +454,7 @@ def world() -> World:
         BASE_URL, auth=auth, transport=service.transport(), sleep=lambda s: None, max_retries=0
     )
     deps = Deps(
-        records=Records(MemoryStore()),
+        records=Records(store if store is not None else MemoryStore()),
         vault=TokenVault([Fernet.generate_key().decode()]),
         content=content,
         slack=slack,  # type: ignore[arg-type]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import pytest
 from flows_helpers import ALICE, BRUNO, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
 
@@ -102,3 +105,30 @@ def test_the_panel_counts_7_and_30_days_per_segment_and_reads_only_30_days(w: Wo
     panel = usage.panel(w.deps, team_id=TEAM)
     assert [line.segment for line in panel.rates] == ["Hikers"]
     assert len(reads) == 30 and all(key.startswith(f"{TEAM}:") for key in reads)
+
+
+class _HeldPool:
+    """A background pool whose tasks run only when the test says so."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Callable[[], object]] = []
+
+    def submit(self, fn: Callable[[], object]) -> None:
+        self.tasks.append(fn)
+
+    def run_all(self) -> None:
+        while self.tasks:
+            self.tasks.pop(0)()
+
+
+def test_a_brief_is_counted_after_it_is_recorded_on_the_background_pool(w: World) -> None:
+    # Recording happens before the ack; the count is not worth a write the ack waits for.
+    pool = _HeldPool()
+    w.deps = dataclasses.replace(w.deps, background=pool)  # type: ignore[arg-type]
+    req = _brief(w)
+    today = usage_key(TEAM, "2026-03-01")
+    assert w.deps.records.requests.get(req.id) is not None
+    assert w.deps.records.usage.get(today) is None
+    pool.run_all()
+    day = w.deps.records.usage.get(today)
+    assert day is not None and day.briefs == 1

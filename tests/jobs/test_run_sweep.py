@@ -7,7 +7,7 @@ watched runs, and that every watched run still gets its poll (and its next one, 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import cast
 
 import pytest
@@ -41,7 +41,29 @@ class NotedTimers:
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.next_poll[request_id] = time.time() + delay_s
 
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        for request_id, delay_s in delays.items():
+            self.watch_run(request_id, delay_s=delay_s)
+
+    def resume_watch(self, request_id: str) -> None:
+        self.next_poll.setdefault(request_id, time.time())
+
     def send_later(self, request_id: str, *, at: float) -> None:
+        raise AssertionError("a poll never sends")
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        raise AssertionError("a poll never sends")
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        for request_id in watches:
+            self.resume_watch(request_id)
+        if sends:
+            raise AssertionError("a poll never sends")
+
+    def hold_send(self, request_id: str) -> None:
+        raise AssertionError("a poll never sends")
+
+    def end_send(self, request_id: str) -> None:
         raise AssertionError("a poll never sends")
 
     def cancel(self, request_id: str) -> None:

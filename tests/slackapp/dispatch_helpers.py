@@ -197,6 +197,12 @@ class RecordingTimers:
     def send_later(self, request_id: str, *, at: float) -> None:
         self.sent_later.append(request_id)
 
+    def hold_send(self, request_id: str) -> None:
+        """A send begun here; a replica taking it over is the jobs' business."""
+
+    def end_send(self, request_id: str) -> None:
+        """The send begun here is over."""
+
     def cancel(self, request_id: str) -> None:
         self.cancelled.append(request_id)
 

@@ -117,7 +117,7 @@ def test_a_slash_brief_is_recorded_before_the_ack(ws: Workspace) -> None:
     answer = ws.command(f"brief {BRIEF}")
 
     assert answer.status == 200 and answer.body == ""
-    assert dies.dropped == 1  # nothing after the ack ran
+    assert dies.dropped == 2  # nothing after the ack ran: the brief's work, its usage count
     [kept] = [r for r in ws.deps.records.requests.values() if r.body["steering_text"] == BRIEF]
     assert kept.state == "new" and kept.channel_id == GENERAL.id
     assert kept.body["segment_id"] == ws.demo.primary.segments["Weekend Hikers"]

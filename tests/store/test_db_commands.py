@@ -64,9 +64,9 @@ def test_upgrade_creates_the_schema_once(
 ) -> None:
     code, out, _ = _run(capsys, monkeypatch, empty_postgres_url, "upgrade")
     assert code == 0
-    assert out.strip() == "upgraded the schema from revision (none) to 0001"
+    assert out.strip() == "upgraded the schema from revision (none) to 0003"
     code, out, _ = _run(capsys, monkeypatch, empty_postgres_url, "upgrade")
-    assert (code, out.strip()) == (0, "the schema is up to date (revision 0001)")
+    assert (code, out.strip()) == (0, "the schema is up to date (revision 0003)")
     PostgresStore(empty_postgres_url).close()  # the schema check now passes
 
 

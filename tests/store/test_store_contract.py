@@ -322,3 +322,290 @@ def test_an_update_that_changes_the_old_record_in_place_is_written(store: Store)
     assert store.update("runs", "r", bump_in_place) == {"n": 2}
     store.update_many("runs", {"r": bump_in_place})
     assert store.get("runs", "r") == {"n": 3}
+
+
+# --- leases on units of deferred work ---------------------------------------------------------
+
+LEASE_S = 30.0
+
+
+def test_claims_take_due_units_earliest_first_at_most_limit(store: Store) -> None:
+    for key, due in (("late", 50.0), ("b", 20.0), ("a", 10.0), ("future", 500.0)):
+        store.schedule("polls", key, due_at=due)
+    first = store.claim_due("polls", owner="p1", now=100.0, due_by=100.0, lease_s=LEASE_S, limit=2)
+    assert [(c.key, c.due_at) for c in first] == [("a", 10.0), ("b", 20.0)]
+    rest = store.claim_due("polls", owner="p2", now=100.0, due_by=100.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in rest] == ["late"]  # the others are leased; "future" is not due
+    early = store.claim_due("polls", owner="p2", now=100.0, due_by=600.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in early] == ["future"]  # within the early tolerance asked for
+
+
+def test_a_lease_that_ran_out_is_taken_over_and_a_renewed_one_is_not(store: Store) -> None:
+    store.schedule("polls", "dead", due_at=0.0)
+    store.schedule("polls", "alive", due_at=0.0)
+    claimed = store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    assert {c.key for c in claimed} == {"alive", "dead"}
+    assert store.renew("polls", ["alive"], owner="A", now=25.0, lease_s=LEASE_S) == ["alive"]
+    # At 32 the first lease (until 31) ran out; the renewed one lasts until 55.
+    taken = store.claim_due("polls", owner="B", now=32.0, due_by=32.0, lease_s=LEASE_S, limit=9)
+    assert [(c.key, c.due_at, c.taken_over) for c in taken] == [("dead", 0.0, True)]
+    assert not any(c.taken_over for c in claimed)  # free units: nobody's work taken over
+    # A holder that lost its lease can neither renew nor release it.
+    assert store.renew("polls", ["dead", "alive"], owner="A", now=33.0, lease_s=LEASE_S) == [
+        "alive"
+    ]
+    assert not store.release("polls", "dead", owner="A", due_at=None)
+    assert store.claim_due("polls", owner="B", now=54.0, due_by=54.0, lease_s=1, limit=9) == []
+
+
+def test_a_claim_with_a_share_leases_its_part_of_what_is_claimable(store: Store) -> None:
+    for n in range(10):
+        store.schedule("polls", f"u{n}", due_at=float(n))
+    store.schedule("polls", "later", due_at=50.0)
+    first = store.claim_due(
+        "polls", owner="A", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=99, share=2
+    )
+    assert [c.key for c in first] == ["u0", "u1", "u2", "u3", "u4"]  # the earliest half
+    second = store.claim_due(
+        "polls", owner="B", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=99, share=3
+    )
+    assert [c.key for c in second] == ["u5", "u6"]  # a third of five, rounded up
+    last = store.claim_due(
+        "polls", owner="B", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=2, share=2
+    )
+    assert [c.key for c in last] == ["u7"]  # half of the two looked at
+    one = store.claim_due(
+        "polls", owner="A", now=20.0, due_by=20.0, lease_s=LEASE_S, limit=9, share=4
+    )
+    assert [c.key for c in one] == ["u8"]  # never nothing while something is claimable
+
+
+def test_holders_count_the_owners_of_live_leases(store: Store) -> None:
+    for key in ("a", "b", "c"):
+        store.schedule("replicas", key, due_at=0.0)
+    store.schedule("polls", "other queue", due_at=0.0)
+    store.claim_keys("replicas", ["a", "b"], owner="A", now=1.0, lease_s=10.0)
+    store.claim_keys("replicas", ["c"], owner="B", now=1.0, lease_s=20.0)
+    store.claim_keys("polls", ["other queue"], owner="C", now=1.0, lease_s=20.0)
+    assert store.holders("replicas", now=5.0) == 2
+    assert store.holders("replicas", now=12.0) == 1  # A's leases ran out
+    assert store.holders("replicas", now=30.0) == 0
+    assert store.holders("empty", now=0.0) == 0
+
+
+def test_release_sets_the_next_due_time_or_forgets_the_unit(store: Store) -> None:
+    store.schedule("polls", "again", due_at=0.0)
+    store.schedule("polls", "done", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    assert store.release("polls", "again", owner="A", due_at=11.0)
+    assert store.release("polls", "done", owner="A", due_at=None)
+    assert store.claim_due("polls", owner="B", now=10.0, due_by=10.0, lease_s=1, limit=9) == []
+    later = store.claim_due("polls", owner="B", now=11.0, due_by=11.0, lease_s=1, limit=9)
+    assert [(c.key, c.due_at, c.taken_over) for c in later] == [("again", 11.0, False)]
+    # The owner's own lease that ran out (a stall) is not another's work taken over.
+    mine = store.claim_due("polls", owner="B", now=13.0, due_by=13.0, lease_s=1, limit=9)
+    assert [(c.key, c.taken_over) for c in mine] == [("again", False)]
+    assert not store.schedule("polls", "again", due_at=99.0, if_absent=True)  # exists: kept
+
+
+def test_schedule_drops_a_lease_and_unschedule_forgets(store: Store) -> None:
+    store.schedule("polls", "r", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    store.schedule("polls", "r", due_at=5.0)  # the work asked for again, at a new time
+    assert not store.release("polls", "r", owner="A", due_at=None)
+    again = store.claim_due("polls", owner="B", now=5.0, due_by=5.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in again] == ["r"]
+    assert store.unschedule("polls", "r")
+    assert not store.unschedule("polls", "r")
+    assert store.claim_due("polls", owner="C", now=99.0, due_by=99.0, lease_s=1, limit=9) == []
+    store.schedule("sends", "r", due_at=0.0)  # queues are separate
+    assert store.claim_due("polls", owner="C", now=99.0, due_by=99.0, lease_s=1, limit=9) == []
+
+
+def test_claim_keys_takes_free_units_before_they_are_due(store: Store) -> None:
+    store.schedule("polls", "free", due_at=100.0)
+    store.schedule("polls", "held", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    got = store.claim_keys("polls", ["free", "held", "gone"], owner="B", now=2.0, lease_s=LEASE_S)
+    assert got == ["free"]  # "held" is A's until 31, "free" B's until 32
+    assert store.claim_due("polls", owner="C", now=30.0, due_by=100.0, lease_s=1, limit=9) == []
+
+
+def test_concurrent_claimers_get_disjoint_units(store: Store) -> None:
+    for n in range(200):
+        store.schedule("polls", f"u{n:03}", due_at=float(n))
+
+    def claim(index: int) -> list[str]:
+        got: list[str] = []
+        while batch := store.claim_due(
+            "polls", owner=f"o{index}", now=500.0, due_by=500.0, lease_s=LEASE_S, limit=7
+        ):
+            got.extend(c.key for c in batch)
+        return got
+
+    results = run_concurrently(claim, threads=8)
+    every = [key for got in results for key in got]
+    assert sorted(every) == [f"u{n:03}" for n in range(200)]  # each exactly once
+
+
+def test_items_where_reads_the_records_whose_field_is_one_of_the_values(store: Store) -> None:
+    store.put("requests", "b", {"state": "submitted", "n": 1})
+    store.put("requests", "a", {"state": "new"})
+    store.put("requests", "c", {"state": "done"})
+    store.put("requests", "d", {"other": "submitted"})
+    store.put("runs", "e", {"state": "new"})  # another table, and one with no typed column
+    found = store.items_where("requests", "state", ["new", "submitted"])
+    assert found == [("a", {"state": "new"}), ("b", {"state": "submitted", "n": 1})]
+    assert store.items_where("runs", "state", {"new"}) == [("e", {"state": "new"})]
+    assert store.items_where("requests", "state", []) == []
+
+
+def _request(team: str, user: str, kind: str, state: str, created_at: float) -> dict[str, Any]:
+    return {
+        "team_id": team,
+        "user_id": user,
+        "kind": kind,
+        "state": state,
+        "created_at": created_at,
+    }
+
+
+def test_items_matching_reads_the_records_that_match_every_field(store: Store) -> None:
+    store.put_many(
+        "requests",
+        {
+            "r1": _request("T1", "U1", "brief", "done", 10),
+            "r2": _request("T1", "U1", "refinement", "done", 20),
+            "r3": _request("T1", "U2", "brief", "failed", 30),
+            "r4": _request("T2", "U1", "brief", "done", 40),
+            "r5": _request("T1", "U1", "brief", "submitted", 50),
+        },
+    )
+    found = store.items_matching(
+        "requests", where={"team_id": ["T1"], "user_id": ["U1"], "state": ["done", "failed"]}
+    )
+    assert [key for key, _ in found] == ["r1", "r2"]
+    assert found[0][1] == _request("T1", "U1", "brief", "done", 10)
+    assert [key for key, _ in store.items_matching("requests", where={"team_id": ["T2"]})] == ["r4"]
+    assert store.items_matching("requests", where={"team_id": []}) == []
+    assert store.items_matching("requests", where={"team_id": ["T3"]}) == []
+    assert store.items_matching("empty", where={"team_id": ["T1"]}) == []
+
+
+def test_items_matching_orders_newest_first_and_stops_at_the_limit(store: Store) -> None:
+    store.put_many(
+        "requests",
+        {
+            f"r{n}": _request("T1", "U1", "brief" if n % 2 else "refinement", "done", float(n))
+            for n in range(1, 10)
+        }
+        | {
+            "same-b": _request("T1", "U1", "brief", "done", 5.0),
+            "same-a": _request("T1", "U1", "brief", "done", 5.0),
+            "undated": {"team_id": "T1", "user_id": "U1", "kind": "brief", "state": "done"},
+            "other": _request("T1", "U2", "brief", "done", 99.0),
+        },
+    )
+    where = {"team_id": ["T1"], "user_id": ["U1"], "kind": ["brief"]}
+    newest = store.items_matching("requests", where=where, newest_by="created_at")
+    expected = ["r9", "r7", "r5", "same-a", "same-b", "r3", "r1", "undated"]
+    assert [key for key, _ in newest] == expected
+    top = store.items_matching("requests", where=where, newest_by="created_at", limit=3)
+    assert [key for key, _ in top] == ["r9", "r7", "r5"]
+    assert store.items_matching("requests", where=where, limit=0) == []
+    with pytest.raises(ValueError, match="negative"):
+        store.items_matching("requests", where=where, limit=-1)
+
+
+def test_items_matching_compares_exactly_and_skips_records_without_the_field(
+    store: Store,
+) -> None:
+    store.put_many(
+        "digests",
+        {
+            "d1": {"team_id": "T1", "paused": False},
+            "d2": {"team_id": "T1", "paused": True},
+            "d0": {"team_id": "T1"},  # no flag at all: not "not paused"
+            "d4": {"team_id": "T1", "paused": 0},  # 0 is not False
+            "d5": {"team_id": ["T1"], "paused": False},  # a list is not the string
+        },
+    )
+    assert [key for key, _ in store.items_matching("digests", where={"paused": [False]})] == [
+        "d1",
+        "d5",
+    ]
+    both = store.items_matching("digests", where={"team_id": ["T1"], "paused": [False]})
+    assert [key for key, _ in both] == ["d1"]
+    # d0 comes first by key but does not match: the limit still finds d1.
+    limited = store.items_matching("digests", where={"team_id": ["T1"], "paused": [False]}, limit=1)
+    assert [key for key, _ in limited] == ["d1"]
+    # A table with no typed columns, and a field with none: the same answers.
+    store.put_many("runs", {"a": {"team_id": "T1", "x": "1"}, "b": {"team_id": "T1", "x": "2"}})
+    assert [key for key, _ in store.items_matching("runs", where={"x": ["2"]})] == ["b"]
+    on_json = store.items_matching("requests", where={"labels": ["x"]})
+    assert on_json == []
+
+
+def test_items_matching_bounds_numeric_fields_for_what_is_due(store: Store) -> None:
+    store.put_many(
+        "inspiration_watches",
+        {
+            "w1": {"team_id": "T1", "next_poll_at": 10},
+            "w2": {"team_id": "T1", "next_poll_at": 20.5},
+            "w3": {"team_id": "T2", "next_poll_at": 5},
+            "w4": {"team_id": "T1", "next_poll_at": True},  # not a number: never due
+            "w5": {"team_id": "T1"},
+        },
+    )
+    due = store.items_matching("inspiration_watches", where={}, at_most={"next_poll_at": 20.5})
+    assert [key for key, _ in due] == ["w1", "w2", "w3"]
+    theirs = store.items_matching(
+        "inspiration_watches", where={"team_id": ["T1"]}, at_most={"next_poll_at": 15}
+    )
+    assert theirs == [("w1", {"team_id": "T1", "next_poll_at": 10})]
+    assert store.items_matching("runs", where={}, at_most={"next_poll_at": 1e9}) == []
+
+
+def test_schedule_many_writes_every_unit_and_if_absent_keeps_those_there(store: Store) -> None:
+    store.schedule("polls", "held", due_at=0.0)
+    store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)
+    store.schedule("polls", "waiting", due_at=50.0)
+    due = {"held": 2.0, "waiting": 2.0, **{f"new{n}": 2.0 + n for n in range(3)}}
+    # A starting replica adds what is missing and resets nothing another one holds or waits for.
+    assert store.schedule_many("polls", due, if_absent=True) == ["new0", "new1", "new2"]
+    got = store.claim_due("polls", owner="B", now=5.0, due_by=5.0, lease_s=LEASE_S, limit=9)
+    assert [(c.key, c.due_at) for c in got] == [("new0", 2.0), ("new1", 3.0), ("new2", 4.0)]
+    assert not store.release("polls", "held", owner="B", due_at=None)  # still A's
+    # Without if_absent every unit is written, its lease dropped.
+    assert store.schedule_many("polls", {"held": 6.0, "waiting": 7.0}) == ["held", "waiting"]
+    got = store.claim_due("polls", owner="C", now=8.0, due_by=8.0, lease_s=LEASE_S, limit=9)
+    assert [c.key for c in got] == ["held", "waiting"]
+    assert store.schedule_many("polls", {}) == []
+
+
+def test_schedule_many_takes_more_units_than_one_statement_holds(store: Store) -> None:
+    due = {f"r{n:05d}": float(n) for n in range(2500)}
+    assert len(store.schedule_many("polls", due, if_absent=True)) == 2500
+    got = store.claim_due("polls", owner="A", now=1e6, due_by=1e6, lease_s=LEASE_S, limit=3000)
+    assert [c.key for c in got] == sorted(due)
+
+
+def test_release_many_sets_due_times_only_of_units_the_owner_still_holds(store: Store) -> None:
+    for key in ("mine", "also mine", "theirs", "rescheduled"):
+        store.schedule("polls", key, due_at=0.0)
+    store.claim_keys("polls", ["mine", "also mine", "rescheduled"], owner="A", now=1.0, lease_s=5)
+    store.claim_keys("polls", ["theirs"], owner="B", now=1.0, lease_s=LEASE_S)
+    store.schedule("polls", "rescheduled", due_at=40.0)  # asked for anew: A's lease is gone
+    due = {"mine": 20.0, "also mine": 21.0, "theirs": 22.0, "rescheduled": 23.0, "gone": 1.0}
+    assert store.release_many("polls", due, owner="A") == ["mine", "also mine"]
+    # Free again at their new times; B's unit and the unit asked for anew are as they were.
+    assert store.claim_due("polls", owner="C", now=19.0, due_by=19.0, lease_s=1, limit=9) == []
+    got = store.claim_due("polls", owner="C", now=21.0, due_by=21.0, lease_s=LEASE_S, limit=9)
+    assert [(c.key, c.due_at, c.taken_over) for c in got] == [
+        ("mine", 20.0, False),
+        ("also mine", 21.0, False),
+    ]
+    assert store.release("polls", "theirs", owner="B", due_at=None)
+    later = store.claim_due("polls", owner="C", now=40.0, due_by=40.0, lease_s=1, limit=9)
+    assert [(c.key, c.due_at) for c in later] == [("rescheduled", 40.0)]
+    assert store.release_many("polls", {}, owner="A") == []

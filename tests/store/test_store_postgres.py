@@ -7,15 +7,23 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import event, text
 from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
-from suggestbot.store import SchemaNotCurrent, StoreError, StoreUnavailable, open_app_store
+from suggestbot.store import (
+    SchemaNotCurrent,
+    StoreError,
+    StoreUnavailable,
+    open_app_store,
+    pg_migrations,
+)
 from suggestbot.store.pg_schema import metadata
-from suggestbot.store.postgres import PostgresStore
+from suggestbot.store.postgres import CLAIM_DUE, PostgresStore
 
 REPLICAS = 3
 THREADS_PER_REPLICA = 10
@@ -128,8 +136,8 @@ def test_a_schema_that_is_behind_refuses_to_open_and_names_the_command(
     with pytest.raises(SchemaNotCurrent, match="run `suggestbot db upgrade`"):
         PostgresStore(empty_postgres_url)
     with PostgresStore(empty_postgres_url, check_schema=False) as store:
-        assert store.upgrade_schema() == (None, "0001")
-        assert store.upgrade_schema() == ("0001", "0001")  # again: nothing to do
+        assert store.upgrade_schema() == (None, "0003")
+        assert store.upgrade_schema() == ("0003", "0003")  # again: nothing to do
         with store.engine.begin() as connection:
             connection.execute(text("UPDATE alembic_version SET version_num = '0000'"))
     with pytest.raises(SchemaNotCurrent, match="newer than this version"):
@@ -140,6 +148,56 @@ def test_the_migrations_create_exactly_the_declared_tables(postgres_url: str) ->
     with PostgresStore(postgres_url) as store, store.engine.connect() as connection:
         differences = compare_metadata(MigrationContext.configure(connection), metadata)
     assert differences == []
+
+
+def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
+    empty_postgres_url: str,
+) -> None:
+    config = Config()
+    config.set_main_option("script_location", str(pg_migrations.MIGRATIONS_DIR))
+    with PostgresStore(empty_postgres_url, check_schema=False) as store:
+        with store.engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "0002")
+            connection.execute(
+                text(
+                    "INSERT INTO requests (key, value) VALUES "
+                    """('r1', '{"kind": "refinement"}'), ('r2', '{"kind": 3}')"""
+                )
+            )
+            connection.execute(
+                text(
+                    """INSERT INTO digests (key, value, paused) VALUES """
+                    """('d1', '{"created_by": "U1"}', false)"""
+                )
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO kv_records (tbl, key, value) VALUES "
+                    """('held_inputs', 'h1', '{"team_id": "T1", "created_at": 5}'), """
+                    """('inspiration_watches', 'w1', '{"team_id": "T1", "next_poll_at": 7.5}'), """
+                    """('list_pages', 'l1', '{"created_at": 3}'), """
+                    """('thread_bindings', 'b1', '{"team_id": "T1"}')"""
+                )
+            )
+        assert store.upgrade_schema() == ("0002", "0003")
+        assert _columns(store, "requests", "r1")["kind"] == "refinement"
+        assert _columns(store, "requests", "r2")["kind"] is None  # not a string: as a write
+        assert _columns(store, "digests", "d1")["created_by"] == "U1"
+        found = store.items_matching("digests", where={"created_by": ["U1"]})
+        assert found == [("d1", {"created_by": "U1"})]
+        # Held inputs and watches moved to tables of their own, the rest stayed.
+        assert _columns(store, "held_inputs", "h1") == {
+            "key": "h1",
+            "team_id": "T1",
+            "created_at": 5.0,
+        }
+        assert _columns(store, "inspiration_watches", "w1")["next_poll_at"] == 7.5
+        assert _columns(store, "list_pages", "l1") == {"key": "l1", "created_at": 3.0}
+        assert store.get("held_inputs", "h1") == {"team_id": "T1", "created_at": 5}
+        with store.engine.connect() as connection:
+            left = connection.execute(text("SELECT tbl, key FROM kv_records")).all()
+        assert [tuple(row) for row in left] == [("thread_bindings", "b1")]
 
 
 def _columns(store: PostgresStore, table: str, key: str) -> dict[str, Any]:
@@ -153,7 +211,13 @@ def _columns(store: PostgresStore, table: str, key: str) -> dict[str, Any]:
 
 
 def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: str) -> None:
-    digest = {"team_id": "T1", "channel_id": "C1", "time": "08:30", "tz": "Europe/Berlin"}
+    digest = {
+        "team_id": "T1",
+        "channel_id": "C1",
+        "time": "08:30",
+        "tz": "Europe/Berlin",
+        "created_by": "U1",
+    }
     with PostgresStore(postgres_url) as store:
         store.put("digests", "d1", {**digest, "paused": False})
         assert _columns(store, "digests", "d1") == {
@@ -163,6 +227,7 @@ def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: 
             "local_minute": 8 * 60 + 30,
             "tz": "Europe/Berlin",
             "paused": False,
+            "created_by": "U1",
         }
         store.update("digests", "d1", lambda old: {**(old or {}), "paused": True, "time": "9:05"})
         assert _columns(store, "digests", "d1")["paused"] is True
@@ -170,7 +235,15 @@ def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: 
 
         store.put_many(
             "requests",
-            {"r1": {"team_id": "T1", "user_id": "U1", "state": "delayed", "send_after": 5}},
+            {
+                "r1": {
+                    "team_id": "T1",
+                    "user_id": "U1",
+                    "kind": "brief",
+                    "state": "delayed",
+                    "send_after": 5,
+                }
+            },
         )
         assert _columns(store, "requests", "r1") | {"created_at": None} == {
             "key": "r1",
@@ -180,6 +253,7 @@ def test_queried_fields_are_typed_columns_that_follow_every_write(postgres_url: 
             "send_after": 5.0,
             "next_poll_at": None,
             "created_at": None,
+            "kind": "brief",
         }
         store.put_if_absent("deliveries", "ev", {"at": 100.5, "pending_enc": "sealed"})
         assert _columns(store, "deliveries", "ev") == {"key": "ev", "at": 100.5, "unfinished": True}
@@ -226,3 +300,261 @@ def test_a_url_that_is_not_postgresql_is_refused_without_echoing_it(url: str, sa
     with pytest.raises(ValueError, match=says) as refused:
         PostgresStore(url)
     assert "hunter2secret" not in str(refused.value)
+
+
+def test_replicas_claiming_at_once_split_the_due_units(replicas: list[PostgresStore]) -> None:
+    for n in range(300):
+        replicas[0].schedule("polls", f"r{n:03}", due_at=float(n))
+
+    def claim(index: int) -> list[str]:
+        store = replicas[index % REPLICAS]
+        got: list[str] = []
+        while batch := store.claim_due(
+            "polls", owner=f"replica{index}", now=1000.0, due_by=1000.0, lease_s=30, limit=5
+        ):
+            got.extend(c.key for c in batch)
+        return got
+
+    results = run_concurrently(claim, threads=REPLICAS * 3)
+    every = [key for got in results for key in got]
+    assert sorted(every) == [f"r{n:03}" for n in range(300)]  # none twice, none left
+    assert sum(1 for got in results if got) > 1  # really split, not one claimer taking all
+
+
+def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
+                    "SELECT 'polls', 'r' || n, n, n FROM generate_series(1, 20000) AS n"
+                )
+            )
+            connection.execute(text("ANALYZE work_leases"))
+            params = {
+                "queue": "polls",
+                "owner": "A",
+                "now": 100.0,
+                "due_by": 101.0,
+                "until": 130.0,
+                "limit": 100,
+                "share": 2,
+            }
+            plan = "\n".join(
+                connection.execute(text(f"EXPLAIN {CLAIM_DUE.text}"), params).scalars()
+            )
+        assert "ix_work_leases_ready" in plan, plan
+        assert "Seq Scan" not in plan, plan
+        claimed = store.claim_due("polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=9)
+        assert [c.key for c in claimed] == [f"r{n}" for n in range(1, 10)]
+
+
+def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO requests (key, value, state) SELECT 'r' || n, "
+                    "json_build_object('state', 'done'), 'done' "
+                    "FROM generate_series(1, 20000) AS n"
+                )
+            )
+            connection.execute(text("ANALYZE requests"))
+        store.put("requests", "active", {"state": "submitted"})
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if "FROM requests" in statement:
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            found = store.items_where("requests", "state", ["new", "submitted"])
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        assert found == [("active", {"state": "submitted"})]
+        [(statement, params)] = issued
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert "ix_requests_state" in plan, plan
+        assert "Seq Scan" not in plan, plan
+
+
+def _fill(table: str, **columns: str) -> str:
+    """20,000 rows of ``table`` whose records hold the typed columns' values (SQL per row n)."""
+    names = ", ".join(columns)
+    fields = ", ".join(f"'{name}', {name}" for name in columns)
+    values = ", ".join(f"{sql} AS {name}" for name, sql in columns.items())
+    return (
+        f"INSERT INTO {table} (key, value, {names}) "
+        f"SELECT '{table}' || n, json_build_object({fields}), {names} "
+        f"FROM (SELECT n, {values} FROM generate_series(1, 20000) AS n) AS rows"
+    )
+
+
+_FILL = {
+    # 200 workspaces of 50 people each, mostly finished requests.
+    "requests": _fill(
+        "requests",
+        team_id="'T' || (n % 200)",
+        user_id="'U' || (n % 50)",
+        kind="CASE WHEN n % 3 = 0 THEN 'refinement' ELSE 'brief' END",
+        state="CASE WHEN n % 97 = 0 THEN 'submitted' ELSE 'done' END",
+        created_at="n::float",
+    ),
+    # 200 workspaces, 100 channels and 50 creators each.
+    "digests": _fill(
+        "digests",
+        team_id="'T' || (n % 200)",
+        channel_id="'C' || (n % 100)",
+        created_by="'U' || (n % 50)",
+        paused="n % 7 = 0",
+    ),
+    "held_inputs": _fill("held_inputs", team_id="'T' || (n % 200)", created_at="n::float"),
+    "inspiration_watches": _fill(
+        "inspiration_watches", team_id="'T' || (n % 200)", next_poll_at="n::float"
+    ),
+    "list_pages": _fill("list_pages", created_at="n::float"),
+    "slack_installations": _fill(
+        "slack_installations", team_id="'T' || (n % 5000)", enterprise_id="'E' || (n % 500)"
+    ),
+    "users": _fill("users", team_id="'T' || (n % 200)", user_id="'U' || n", state="'linked'"),
+}
+
+
+@pytest.mark.parametrize(
+    ("table", "query", "index"),
+    [
+        # App Home: a user's newest finished briefs.
+        (
+            "requests",
+            {
+                "where": {
+                    "team_id": ["T1"],
+                    "user_id": ["U1"],
+                    "kind": ["brief"],
+                    "state": ["done", "failed"],
+                },
+                "newest_by": "created_at",
+                "limit": 5,
+            },
+            "ix_requests_team_user_created",
+        ),
+        # The lists: a user's refinements sent, newest first.
+        (
+            "requests",
+            {
+                "where": {
+                    "team_id": ["T1"],
+                    "user_id": ["U1"],
+                    "kind": ["refinement"],
+                    "state": ["submitted", "posting", "done", "failed"],
+                },
+                "newest_by": "created_at",
+            },
+            "ix_requests_team_user_created",
+        ),
+        # Revocation: a workspace's requests in flight.
+        (
+            "requests",
+            {"where": {"team_id": ["T1"], "state": ["new", "sending", "delayed", "submitted"]}},
+            "ix_requests_team_state",
+        ),
+        # App Home and listings: a user's digests; a channel's; a workspace's (a ref's prefix).
+        ("digests", {"where": {"team_id": ["T1"], "created_by": ["U1"]}}, "ix_digests_team_"),
+        ("digests", {"where": {"team_id": ["T1"], "channel_id": ["C1"]}}, "ix_digests_team_"),
+        ("digests", {"where": {"team_id": ["T1"]}}, "ix_digests_team_"),
+        # Revocation: a workspace's running digests, its people, what they typed, its watches.
+        ("digests", {"where": {"team_id": ["T1"], "paused": [False]}}, "ix_digests_team_"),
+        ("users", {"where": {"team_id": ["T1"]}}, "ix_users_team_state"),
+        ("held_inputs", {"where": {"team_id": ["T1"]}}, "ix_held_inputs_team"),
+        ("inspiration_watches", {"where": {"team_id": ["T1"]}}, "ix_inspiration_watches_team"),
+        # An uninstall: a workspace's installations, an organisation's.
+        ("slack_installations", {"where": {"team_id": ["T1"]}}, "ix_slack_installations_team"),
+        (
+            "slack_installations",
+            {"where": {"enterprise_id": ["E1"]}},
+            "ix_slack_installations_enterprise",
+        ),
+        # A list starting: the old lists to forget.
+        ("list_pages", {"where": {}, "at_most": {"created_at": 50.0}}, "ix_list_pages_created"),
+        # The watch job every few seconds: the watches due.
+        (
+            "inspiration_watches",
+            {"where": {}, "at_most": {"next_poll_at": 50.0}},
+            "ix_inspiration_watches_due",
+        ),
+    ],
+)
+def test_the_reads_of_request_paths_use_an_index(
+    postgres_url: str, table: str, query: dict[str, Any], index: str
+) -> None:
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(text(_FILL[table]))
+            connection.execute(text(f"ANALYZE {table}"))
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if f"FROM {table}" in statement:
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            found = store.items_matching(table, **query)
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        assert found  # the data has matches for every read
+        [(statement, params)] = issued  # one statement, read by the typed columns
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert index in plan, plan
+        assert "Seq Scan" not in plan, plan
+
+
+def _drop_connections(cluster: PgCluster, url: str) -> int:
+    """End every server process of the app's connections to the database at ``url``, as a
+    server restart or a network cut would; returns how many there were."""
+    database = url.rsplit("/", 1)[1]
+    with cluster.admin() as admin:
+        rows = admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = %s AND application_name = 'suggestbot'",
+            (database,),
+        ).fetchall()
+    return len(rows)
+
+
+def test_a_connection_that_died_in_the_pool_is_replaced_before_use(
+    postgres: PgCluster, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every pooled connection counts as idle: each is pinged before it is handed out.
+    monkeypatch.setattr("suggestbot.store.postgres.PING_AFTER_IDLE_S", 0.0)
+    with PostgresStore(postgres_url) as store:
+        store.put("users", "T1:U1", {"team_id": "T1", "user_id": "U1", "state": "linked"})
+        assert _drop_connections(postgres, postgres_url) == 1
+        assert store.get("users", "T1:U1") == {"team_id": "T1", "user_id": "U1", "state": "linked"}
+
+
+def test_after_one_call_meets_a_dead_connection_the_next_call_works_at_once(
+    postgres: PgCluster, postgres_url: str
+) -> None:
+    # A connection used a moment ago goes out unpinged (a ping per call costs a round trip):
+    # if it died meanwhile, that one call fails clearly, and every connection pooled before
+    # then is pinged at its next use, however recently it was used.
+    with PostgresStore(postgres_url) as store:
+        with store.engine.connect() as one, store.engine.connect() as two:
+            one.execute(text("SELECT 1"))
+            two.execute(text("SELECT 1"))
+        store.put("users", "T1:U1", {"team_id": "T1", "user_id": "U1", "state": "linked"})
+        assert _drop_connections(postgres, postgres_url) == 2
+        with pytest.raises(StoreUnavailable) as lost:
+            store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
+        assert "cannot be reached" in str(lost.value)
+        assert postgres.password not in str(lost.value)
+        store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
+        assert [key for key, _ in store.items("users")] == ["T1:U1", "T1:U2"]

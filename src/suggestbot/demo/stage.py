@@ -137,7 +137,9 @@ class Stage:
             self.settings(), poll_scale=self.poll_scale, crash_point=self.crash_point
         ).start()
         server = BackgroundServer(
-            build_http_app(runtime.app, health=runtime.health, gate=runtime.gate),
+            build_http_app(
+                runtime.app, health=runtime.health, gate=runtime.gate, ready=runtime.ready
+            ),
             port=self._app_port,
             name="app",
         ).start()

@@ -100,9 +100,30 @@ def record(
         req = req.model_copy(update={"id": request_id})
         if not deps.records.requests.put_if_absent(request_id, req):
             return deps.records.requests.get(request_id) or req
+    # Before the ack too: a replica that dies from here until its run is recorded leaves a
+    # send another one takes over (ended by :func:`launch`).
+    deps.timers.hold_send(req.id)
     # Counted once per new record: a replayed delivery finds its record and returns above.
-    usage.count(deps, team_id=team_id, briefs=1)
+    _count_after(deps, team_id=team_id)
     return req
+
+
+def _count_after(deps: Deps, *, team_id: str) -> None:
+    """Count a recorded brief on the background pool, not before the ack that waits for
+    :func:`record` (one write fewer there; on PostgreSQL two round trips). A process killed
+    before the pool ran it leaves that brief uncounted, as one killed between the two writes
+    always did."""
+
+    def count() -> None:
+        try:
+            usage.count(deps, team_id=team_id, briefs=1)
+        except Exception:
+            log.exception("could not count a brief in the usage figures")
+
+    if deps.background is None:
+        count()
+    else:
+        deps.background.submit(count)
 
 
 def launch(deps: Deps, request_id: str, *, response_url: str | None = None) -> Request | None:
@@ -110,12 +131,15 @@ def launch(deps: Deps, request_id: str, *, response_url: str | None = None) -> R
     retries, the send timer does both later (and keeps trying): a recorded brief is not left
     behind until the next restart."""
     try:
-        requests.post_root(deps, request_id, response_url=response_url)
-    except (SlackApiError, OSError) as exc:
-        if not slackio.unavailable(exc):
-            raise
-        log.warning("request %s: Slack is unavailable; posting its root later", request_id)
-        deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
-        return deps.records.requests.get(request_id)
-    requests.submit(deps, request_id, root_says_sending=True)
+        try:
+            requests.post_root(deps, request_id, response_url=response_url)
+        except (SlackApiError, OSError) as exc:
+            if not slackio.unavailable(exc):
+                raise
+            log.warning("request %s: Slack is unavailable; posting its root later", request_id)
+            deps.timers.send_later(request_id, at=deps.clock() + ROOT_RETRY_S * deps.poll_scale)
+            return deps.records.requests.get(request_id)
+        requests.submit(deps, request_id, root_says_sending=True)
+    finally:
+        deps.timers.end_send(request_id)
     return deps.records.requests.get(request_id)

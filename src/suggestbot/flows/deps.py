@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Collection, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -26,7 +27,28 @@ class Timers(Protocol):
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None: ...
 
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        """:meth:`watch_run` of many requests at once (``{request_id: delay_s}``), the polls of
+        one page of the run listing, written together."""
+
+    def resume_watch(self, request_id: str) -> None:
+        """At start: watch at once, unless its poll is already scheduled (by another replica)."""
+
     def send_later(self, request_id: str, *, at: float) -> None: ...
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        """At start, for every unfinished request at once: :meth:`resume_watch` of each of
+        ``watches`` and :meth:`resume_send` of each of ``sends`` (``{request_id: at}``)."""
+
+    def hold_send(self, request_id: str) -> None:
+        """This process sends the request now (recorded, not yet handed to the service): if
+        it dies before :meth:`end_send`, another replica sends it once the hold runs out."""
+
+    def end_send(self, request_id: str) -> None:
+        """The send begun with :meth:`hold_send` is over (its next step, if any, scheduled)."""
 
     def cancel(self, request_id: str) -> None: ...
 
@@ -61,6 +83,9 @@ class Deps:
     content_locale: str = "en"
     clock: Callable[[], float] = time.time
     crash_point: Callable[[str], None] = _no_crash
+    # Who this process is when it claims work in the store (digest deliveries): unique per
+    # process and per start, so a claim is never mistaken for another replica's.
+    owner: str = field(default_factory=lambda: uuid.uuid4().hex)
     catalog_ttl_s: float = 300.0
     # Multiplies every poll delay; tests and the demo shrink it along with the sandbox's clock.
     poll_scale: float = 1.0

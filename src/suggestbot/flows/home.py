@@ -50,11 +50,7 @@ _FINISHED = frozenset({"done", "failed"})
 
 def digests_of(deps: Deps, *, team_id: str, user_id: str, lang: str) -> list[str]:
     """The digests this user set up, oldest first."""
-    mine = [
-        digest
-        for digest in deps.records.digests.values()
-        if digest.created_by == user_id and digest.team_id == team_id
-    ]
+    mine = deps.records.digests.matching(team_id=team_id, created_by=user_id)
     mine.sort(key=lambda digest: digest.created_at)
     return [home_line(digest, lang=lang) for digest in mine]
 
@@ -71,18 +67,14 @@ def _permalink(deps: Deps, channel: str, ts: str) -> str | None:
 
 def recent_results(deps: Deps, *, team_id: str, user_id: str) -> list[ResultItem]:
     """The user's newest finished briefs, newest first, each with a link to its thread."""
-    finished = sorted(
-        (
-            r
-            for r in deps.records.requests.values()
-            if r.kind == "brief"
-            and r.team_id == team_id
-            and r.user_id == user_id
-            and r.state in _FINISHED
-        ),
-        key=lambda r: r.created_at,
-        reverse=True,
-    )[:RESULTS_SHOWN]
+    finished = deps.records.requests.matching(
+        team_id=team_id,
+        user_id=user_id,
+        kind="brief",
+        state=_FINISHED,
+        newest_by="created_at",
+        limit=RESULTS_SHOWN,
+    )
     results = []
     for req in finished:
         channel = req.post_channel_id or req.channel_id

@@ -35,10 +35,9 @@ def poll_watches(deps: Deps, *, now: float | None = None) -> int:
     now = deps.clock() if now is None else now
     table = deps.records.watches
     groups: dict[tuple[str, str, str, str], list[Watch]] = {}
-    for watch in table.values():
-        if watch.next_poll_at <= now:
-            key = (watch.team_id, watch.segment_id, watch.use_case_id, watch.locale)
-            groups.setdefault(key, []).append(watch)
+    for watch in table.matching(at_most={"next_poll_at": now}):
+        key = (watch.team_id, watch.segment_id, watch.use_case_id, watch.locale)
+        groups.setdefault(key, []).append(watch)
     delivered = 0
     for group in groups.values():
         # Each workspace reads its own tenant and posts with its own bot token.

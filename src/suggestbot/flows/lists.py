@@ -257,9 +257,8 @@ def _failure_notice(exc: ContentApiError, *, kind: str, user_id: str, lang: str)
 def _forget_old_lists(deps: Deps) -> None:
     cutoff = time.time() - KEEP_LIST_S
     table = _lists(deps)
-    for key, state in list(table.items()):
-        if state.created_at < cutoff:
-            table.delete(key)
+    for key, _ in table.items_matching(at_most={"created_at": cutoff}):
+        table.delete(key)
 
 
 def _start(

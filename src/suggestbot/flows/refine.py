@@ -422,19 +422,23 @@ def start(
         # Carried out again after a crash: the first attempt recorded it, and the request's
         # own recovery (started with the app) posts and sends it; doing it here too would race.
         return deps.records.requests.get(req.id)
-    usage.count(deps, team_id=team_id, refinements=1)
-    requests.post_root(deps, req.id)
-    if is_long(instruction):
-        # Sent whole (the contract sets no limit); the thread quotes its beginning.
-        _say(
-            deps,
-            user_id=user_id,
-            channel=binding.channel,
-            thread_ts=binding.thread_ts,
-            notice=ReplyNotice.LONG_REPLY,
-            length=len(instruction),
-        )
-    requests.submit(deps, req.id, root_says_sending=True)
+    deps.timers.hold_send(req.id)  # taken over by another replica if this one dies sending
+    try:
+        usage.count(deps, team_id=team_id, refinements=1)
+        requests.post_root(deps, req.id)
+        if is_long(instruction):
+            # Sent whole (the contract sets no limit); the thread quotes its beginning.
+            _say(
+                deps,
+                user_id=user_id,
+                channel=binding.channel,
+                thread_ts=binding.thread_ts,
+                notice=ReplyNotice.LONG_REPLY,
+                length=len(instruction),
+            )
+        requests.submit(deps, req.id, root_says_sending=True)
+    finally:
+        deps.timers.end_send(req.id)
     return deps.records.requests.get(req.id) or req
 
 

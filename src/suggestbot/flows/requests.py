@@ -158,8 +158,8 @@ def renew_statuses(deps: Deps) -> int:
     """Set the status line of every request still working again, before Slack lets it lapse;
     returns how many were renewed."""
     renewed = 0
-    for req in deps.records.requests.values():
-        if req.state not in ACTIVE_STATES or live_status.thread_of(req) is None:
+    for req in deps.records.requests.where("state", ACTIVE_STATES):
+        if live_status.thread_of(req) is None:
             continue
         with team_scope(req.team_id):
             live_status.show(deps, req=req, status=status_of(req))
@@ -365,6 +365,11 @@ def accepted(deps: Deps, request_id: str, run: GenerationRun) -> None:
     )
     if req is None:
         return
+    # Until the first poll is written the held send is the unit another replica takes over if
+    # this one dies here. The root says "queued" before any poll can run: a poll that finished
+    # the run first would see its "ready" overwritten by this update arriving late (Slack's
+    # 429s and 5xx are retried inside the call).
+    deps.crash_point("run_recorded")
     refresh_root(deps, req)
     deps.timers.watch_run(request_id, delay_s=first_poll_delay(deps))
 
@@ -461,7 +466,11 @@ def retry(deps: Deps, request_id: str, *, acting_user: str) -> bool:
     if not claimed:
         return True
     deps.timers.cancel(request_id)
-    submit(deps, request_id)
+    deps.timers.hold_send(request_id)
+    try:
+        submit(deps, request_id)
+    finally:
+        deps.timers.end_send(request_id)
     return True
 
 

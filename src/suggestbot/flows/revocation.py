@@ -36,26 +36,23 @@ def stop_work(deps: Deps, *, team_id: str, reason: str) -> Stopped:
     records = deps.records
     stopped = 0
     failed = {"state": "failed", "failure": Failure(code=reason)}
-    for request in list(records.requests.values()):
-        if request.team_id != team_id or request.state not in ACTIVE_STATES:
-            continue
+    for request in records.requests.matching(team_id=team_id, state=ACTIVE_STATES):
         # Failed first, then the timer: a poll already in flight may still schedule one more,
         # which finds the request ended and drops it without reading the run.
         records.requests.update(request.id, lambda r: r.model_copy(update=failed))
         deps.timers.cancel(request.id)
         stopped += 1
     paused = 0
-    for digest in list(records.digests.values()):
-        if digest.team_id == team_id and not digest.paused:
-            records.digests.update(
-                digest.id,
-                lambda d: d.model_copy(update={"paused": True, "paused_reason": reason}),
-            )
-            paused += 1
+    for digest in records.digests.matching(team_id=team_id, paused=False):
+        records.digests.update(
+            digest.id,
+            lambda d: d.model_copy(update={"paused": True, "paused_reason": reason}),
+        )
+        paused += 1
     table = watches(deps)
     dropped = 0
-    for watch in list(table.values()):
-        if watch.team_id == team_id and table.delete(watch.id):
+    for watch in table.matching(team_id=team_id):
+        if table.delete(watch.id):
             dropped += 1
     return Stopped(stopped, paused, dropped)
 
@@ -65,10 +62,9 @@ def forget_people(deps: Deps, *, team_id: str) -> int:
     what they typed while unlinked; returns how many links were removed."""
     records = deps.records
     users = 0
-    for user in list(records.users.values()):
-        if user.team_id == team_id and records.users.delete(user_key(team_id, user.user_id)):
+    for user in records.users.matching(team_id=team_id):
+        if records.users.delete(user_key(team_id, user.user_id)):
             users += 1
-    for held in list(records.held.values()):
-        if held.team_id == team_id:
-            records.held.delete(held.id)
+    for held in records.held.matching(team_id=team_id):
+        records.held.delete(held.id)
     return users

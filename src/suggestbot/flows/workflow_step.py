@@ -58,6 +58,7 @@ def start(
         update={"step_execution_id": execution_id, "step_token_enc": deps.vault.seal(token)}
     )
     if deps.records.requests.put_if_absent(req.id, req):
+        deps.timers.hold_send(req.id)  # ended by launch; another replica's if this one dies
         usage.count(deps, team_id=team_id, briefs=1)
     return brief.launch(deps, req.id)
 

@@ -70,17 +70,12 @@ def learn_service_user(
 def refined_threads(deps: Deps, *, team_id: str, user_id: str) -> list[str]:
     """Service thread ids this user refined through the app, most recently refined first
     (from the app's requests and the Slack threads they were typed in)."""
-    mine = sorted(
-        (
-            req
-            for req in deps.records.requests.values()
-            if req.kind == "refinement"
-            and req.team_id == team_id
-            and req.user_id == user_id
-            and req.state in _SENT_STATES
-        ),
-        key=lambda req: req.created_at,
-        reverse=True,
+    mine = deps.records.requests.matching(
+        team_id=team_id,
+        user_id=user_id,
+        kind="refinement",
+        state=_SENT_STATES,
+        newest_by="created_at",
     )
     found: dict[str, None] = {}
     for req in mine:

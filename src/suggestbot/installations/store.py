@@ -244,17 +244,26 @@ class EncryptedInstallationStore(InstallationStore):
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
     ) -> None:
         key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
-        prefix = f"{key}:" if user_id is None else f"{key}:user:{user_id}"
-        doomed = [
-            k
-            for k, _ in self._installations.items()
-            if (k.startswith(prefix) if user_id is None else k == prefix)
-        ]
+        doomed = [f"{key}:user:{user_id}"] if user_id is not None else self._keys_under(key)
         for each in doomed:
             self._installations.delete(each)
         if user_id is not None:
             # The latest installation carries this person's tokens when they installed last.
             self._installations.update(f"{key}:{LATEST}", lambda kept: _without_user(kept, user_id))
+
+    def _keys_under(self, key: str) -> list[str]:
+        """The keys of a workspace's installations. Each record under ``T:<team>`` holds that
+        team, each under ``E:<enterprise>`` that enterprise: read by that (indexed) column,
+        then kept by key."""
+        kind, _, ident = key.partition(":")
+        table = self._installations
+        if kind == "T":
+            found = table.items_matching(team_id=ident)
+        elif ident != "-":
+            found = table.items_matching(enterprise_id=ident)
+        else:  # an install with neither team nor enterprise: nothing to look it up by
+            found = list(table.items())
+        return [k for k, _ in found if k.startswith(f"{key}:")]
 
     def delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
         self.delete_bot(enterprise_id=enterprise_id, team_id=team_id)

@@ -1,5 +1,5 @@
-"""When digests are posted: a wave at second 0 of every minute (and once at start), and the
-old delivery claims forgotten hourly. What a wave posts is :mod:`suggestbot.flows.digests.wave`.
+"""When digests are posted: a wave at second 0 of every minute (and once at start). What a
+wave posts is :mod:`suggestbot.flows.digests.wave`.
 
 Digests are due on the minute; the wave starts then, so the first post follows within the time
 one inspiration read and one post take.
@@ -20,16 +20,11 @@ JOB_ID = "digests:wave"
 
 
 def schedule(scheduler: Scheduler, deps: Deps) -> None:
-    """Run a wave each minute; forget old delivery claims once an hour."""
-    pruned_hour = [-1]
+    """Run a wave each minute (old delivery claims are forgotten by jobs.maintenance)."""
 
     def tick() -> None:
         try:
-            now = from_epoch(deps.clock())
-            report = wave.run_wave(deps, now=now)
-            if now.hour != pruned_hour[0]:
-                wave.prune(deps, now=now)
-                pruned_hour[0] = now.hour
+            report = wave.run_wave(deps, now=from_epoch(deps.clock()))
         except Exception:
             log.exception("digest wave failed; the next one runs in a minute")
             return

@@ -1,11 +1,12 @@
-"""When the app looks for ready-made content it was asked to generate, and when it forgets old
-answers. What a look does is :mod:`suggestbot.flows.inspiration_watches`."""
+"""When the app looks for ready-made content it was asked to generate (old answers are
+forgotten by :mod:`suggestbot.jobs.maintenance`). What a look does is
+:mod:`suggestbot.flows.inspiration_watches`."""
 
 from __future__ import annotations
 
 import logging
 
-from suggestbot.flows import inspiration, inspiration_watches
+from suggestbot.flows import inspiration_watches
 from suggestbot.flows.deps import Deps
 from suggestbot.jobs.scheduler import Scheduler
 
@@ -15,7 +16,7 @@ JOB_ID = "inspiration:watches"
 # How often due watches are looked at; the first poll is due 10 s after asking anyway.
 TICK_S = 5.0
 MIN_TICK_S = 0.2
-PRUNE_JOB_ID = "inspiration:prune"
+# Old answers are forgotten by one replica at a time (jobs.maintenance).
 PRUNE_EVERY_S = 3600.0
 # Buttons of an answer older than this say it expired (ids only are kept, but no need to keep
 # them for ever).
@@ -23,7 +24,7 @@ KEEP_OFFERS_S = 7 * 24 * 3600.0
 
 
 def schedule(scheduler: Scheduler, deps: Deps) -> None:
-    """Look at due watches every few seconds (scaled like every poll); prune hourly."""
+    """Look at due watches every few seconds (scaled like every poll)."""
 
     def tick() -> None:
         try:
@@ -32,11 +33,3 @@ def schedule(scheduler: Scheduler, deps: Deps) -> None:
             log.exception("polling for generated ready-made content failed; trying again")
 
     scheduler.every(JOB_ID, max(TICK_S * deps.poll_scale, MIN_TICK_S), tick)
-
-    def prune() -> None:
-        try:
-            inspiration.prune(deps, older_than=deps.clock() - KEEP_OFFERS_S)
-        except Exception:
-            log.exception("forgetting old inspiration answers failed; trying again later")
-
-    scheduler.every(PRUNE_JOB_ID, PRUNE_EVERY_S, prune)

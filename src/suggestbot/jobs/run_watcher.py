@@ -30,6 +30,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 
+from suggestbot import metrics
 from suggestbot.contentapi import (
     ContentApiError,
     GenerationRun,
@@ -93,6 +94,7 @@ def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
         log.warning("polling request %s: unexpected %s; polling again later", request_id, exc)
         _again(deps, req, due_at, read_at=time.time())
         return
+    metrics.observe_poll(due_at=due_at, read_at=time.time())
     settle(deps, request_id, run, due_at=due_at, read_at=time.time())
 
 
@@ -214,23 +216,30 @@ def _act_on_page(
     settled: Settled | None,
 ) -> None:
     """The watched runs on a page that arrived at ``arrived``: each rescheduled from then, or
-    handed over; other finished runs on it handed over when their request can be claimed."""
+    handed over; other finished runs on it handed over when their request can be claimed. The
+    page's next polls are written together (one statement, not a commit per run)."""
     rescheduled: list[str] = []
+    delays: dict[str, float] = {}
     for run in runs:
         entry = watched.pop(run.id, None)
         if entry is not None:
             req, at, _ = entry
+            metrics.observe_poll(due_at=at, read_at=arrived)
             if _needs_settling(req, run):
                 hand_over(req.id, run)
                 handed.add(req.id)
             else:
-                _again(deps, req, at, read_at=arrived)
+                delay_s = _next_delay(deps, req, at, read_at=arrived)
+                if delay_s is not None:
+                    delays[req.id] = delay_s
                 rescheduled.append(req.id)
         elif RunStatus(run.status).is_terminal:
             request_id = claim_finished(run.id)
             if request_id is not None:
                 hand_over(request_id, run)
                 handed.add(request_id)
+    if delays:
+        deps.timers.watch_runs(delays)
     if settled is not None and rescheduled:
         settled(rescheduled)
 
@@ -296,8 +305,17 @@ def _needs_settling(req: Request, run: GenerationRun) -> bool:
 
 
 def _again(deps: Deps, req: Request, due_at: float | None, *, read_at: float | None) -> None:
-    """Schedule the next poll by the contract's schedule: one interval after this poll was due
-    or was read, whichever came later.
+    """Schedule the next poll by the contract's schedule (see :func:`_next_delay`)."""
+    delay_s = _next_delay(deps, req, due_at, read_at=read_at)
+    if delay_s is not None:
+        deps.timers.watch_run(req.id, delay_s=delay_s)
+
+
+def _next_delay(
+    deps: Deps, req: Request, due_at: float | None, *, read_at: float | None
+) -> float | None:
+    """Seconds from now to the next poll: one interval after this poll was due or was read,
+    whichever came later; None (and the request failed) once the run has been watched too long.
 
     From when it was due when it was read early (to join a sweep), so the run keeps its
     rhythm; from when it was read when it was read late, so that a late read followed by an
@@ -307,9 +325,9 @@ def _again(deps: Deps, req: Request, due_at: float | None, *, read_at: float | N
     delay = next_poll_delay(elapsed / deps.poll_scale)
     if delay is None:
         requests.fail(deps, req.id, WATCH_EXPIRED)
-        return
+        return None
     interval = delay * deps.poll_scale
     now = time.time()
     read = now if read_at is None else read_at
     start = read if due_at is None else max(due_at, read)
-    deps.timers.watch_run(req.id, delay_s=start + interval - now)
+    return start + interval - now

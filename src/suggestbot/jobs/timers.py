@@ -1,13 +1,21 @@
 """The flows' deferred work (:class:`~suggestbot.flows.deps.Timers`).
 
-- **Sends** (a brief waiting to be sent, or to be sent again) are one-shot jobs on the
-  scheduler, one job id per request (``request:<id>``).
-- **Polls** of submitted runs live in a :class:`~suggestbot.jobs.watch_list.WatchList`. One
-  watch thread takes out what is due (plus what falls due within a short horizon), groups it by
-  workspace and hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`);
-  while a workspace's sweep runs, its polls are taken out as soon as they are due within the
-  early tolerance and join that sweep at its next page (it rolls on while there are any).
-  Runs that finished or moved are settled on the scheduler's workers.
+- **Sends** (a brief waiting to be sent, or to be sent again after ``Retry-After``) are units
+  of work in the store too (``records.run_sends``), claimed by one process once due (never
+  early) and run on the scheduler's workers (job id ``request:<id>``).
+- **Polls** of submitted runs are units of work in the store (``records.run_polls``), leased to
+  one process at a time (``Store.claim_due``), so that several replicas on one database split
+  the runs and never poll one twice at once. One watch thread claims what is due (plus what
+  falls due within the early tolerance) into a local
+  :class:`~suggestbot.jobs.watch_list.WatchList`, takes it out, groups it by workspace and
+  hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`); while a
+  workspace's sweep runs, its polls are claimed and taken out as soon as they are due within
+  the early tolerance and join that sweep at its next page (it rolls on while there are any).
+  Runs that finished or moved are settled on the scheduler's workers. The thread renews the
+  leases it holds every third of the lease period; a poll's next due time is written to the
+  store when it is scheduled (which ends the lease), and a poll that asked for none is
+  released as done. A process that dies holding leases loses them when they run out: another
+  one claims those polls then, within one lease period.
 
 A request is either waiting to be sent or being watched, never both: each of ``watch_run`` and
 ``send_later`` replaces the other.
@@ -16,11 +24,15 @@ A request is either waiting to be sent or being watched, never both: each of ``w
 from __future__ import annotations
 
 import logging
+import os
+import socket
 import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
+from suggestbot import metrics
 from suggestbot.contentapi import GenerationRun
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import first_poll_delay
@@ -29,6 +41,9 @@ from suggestbot.jobs import run_watcher
 from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
+from suggestbot.store import StoreError
+from suggestbot.store.base import Claim
+from suggestbot.store.work_queue import WorkQueue
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +74,44 @@ IDLE_WAKE_S = 1.0
 # While a sweep rolls, the watch thread hands it the polls that came within the early tolerance
 # this often: a run joins within this of the earliest moment it may be read.
 JOIN_EVERY_S = 0.05
+# How long a claimed poll stays this process's without a renewal: one poll interval (10 s at
+# the contract's schedule, at least 2 s however fast a test runs the schedule). A replica that
+# dies mid-poll delays those polls by one interval at most (one missed poll, no failure); the
+# process renews every third of it, so a stall of a few seconds (a slow database, a long
+# collection pause) does not let another replica in while it still polls.
+LEASE_SHARE = 1.0
+MIN_LEASE_S = 2.0
+RENEW_SHARE = 1 / 3
+# The watch thread asks the store for due polls at least this often when no sweep rolls (it is
+# woken at once by a poll this process schedules): what another replica scheduled is claimed
+# this late at most, well inside the early tolerance at the contract's schedule.
+CLAIM_EVERY_S = 0.25
+# Polls looked at per claim. Of those claimable, a replica leases only its share (one in as
+# many as replicas are live, the earliest due first) and claims at the same steady pace whether
+# or not its sweeps roll, so each takes about its share of what falls due and adding a replica
+# adds throughput, instead of the one that asks most often taking everything.
+CLAIM_LIMIT = 500
+# How often a replica renews its heartbeat and counts the live ones: a replica joining gets
+# its share within this.
+BEAT_EVERY_S = 1.0
+# Dead replicas' heartbeat units swept away at a time.
+SWEEP_DEAD = 16
+
+
+def lease_period(deps: Deps) -> float:
+    return max(LEASE_SHARE * first_poll_delay(deps), MIN_LEASE_S)
+
+
+def owner_id() -> str:
+    """Who holds a lease: host, process and an instance id (two stages in one process differ)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _count_taken_over(claims: Iterable[Claim]) -> None:
+    taken = sum(1 for claim in claims if claim.taken_over)
+    if taken:
+        metrics.CLAIMS_TAKEN_OVER.inc(taken)
+        log.info("took over %d unit(s) of work whose holder's lease ran out", taken)
 
 
 def job_id(request_id: str) -> str:
@@ -84,20 +137,137 @@ class SchedulerTimers:
         self._run_of_request: dict[str, str] = {}
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        self.owner = owner_id()
+        self._leased: set[str] = set()  # request ids whose poll this process holds
+        self._sending: set[str] = set()  # request ids whose send this process holds
+        self._renewed_at = 0.0
+        self._claimed_at = 0.0
+        self._beat_at = 0.0
+        self._live = 1  # replicas claiming work, this one included (from their heartbeats)
 
     # --- the Timers protocol ----------------------------------------------------------------
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
+        """The next poll, written to the store for whichever replica claims it when due (this
+        ends this process's lease on it, if it held one)."""
         self._scheduler.cancel(job_id(request_id))
-        self.watching.put(request_id, time.time() + max(delay_s, 0.0))
+        self._polls().schedule(request_id, due_at=time.time() + max(delay_s, 0.0))
+        self._drop(request_id)
+        self.watching.wake()
+
+    def watch_runs(self, delays: Mapping[str, float]) -> None:
+        """:meth:`watch_run` of a sweep page's runs, in one write: the polls this process holds
+        are released due at their next time (one statement per thousand); one held no longer
+        (another replica claimed it once its lease ran out, or the request was cancelled) is
+        left to whoever has it now. A poll this process never held is scheduled as before."""
+        if not delays:
+            return
+        now = time.time()
+        due = {rid: now + max(delay_s, 0.0) for rid, delay_s in delays.items()}
+        for request_id in due:
+            self._scheduler.cancel(job_id(request_id))
+        with self._lock:
+            held = {rid: at for rid, at in due.items() if rid in self._leased}
+        polls = self._polls()
+        released = set(polls.release_many(held, owner=self.owner)) if held else set()
+        lost = [rid for rid in held if rid not in released]
+        if lost:
+            log.info("%d poll(s) were no longer this process's to reschedule", len(lost))
+        unheld = {rid: at for rid, at in due.items() if rid not in held}
+        if unheld:
+            polls.schedule_many(unheld)
+        for request_id in due:
+            self._drop(request_id)
+        self.watching.wake()
+
+    def resume_watch(self, request_id: str) -> None:
+        """At start: poll at once unless a poll is already scheduled (or held by a live
+        replica), so that a replica starting never resets the work of the others."""
+        self._scheduler.cancel(job_id(request_id))
+        if self._polls().schedule(request_id, due_at=time.time(), if_absent=True):
+            self.watching.wake()
 
     def send_later(self, request_id: str, *, at: float) -> None:
-        self.watching.discard(request_id)
-        self._scheduler.at(job_id(request_id), at - time.time(), self._send, request_id)
+        """The send, written to the store for whichever replica claims it once due (this ends
+        this process's lease on an earlier send of it, if it held one)."""
+        self._stop_polling(request_id)
+        self._sends().schedule(request_id, due_at=at)
+        with self._lock:
+            self._sending.discard(request_id)
+        self.watching.wake()
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
+        """At start: send at ``at`` unless a send is already scheduled (or held by a live
+        replica)."""
+        if self._sends().schedule(request_id, due_at=at, if_absent=True):
+            self.watching.wake()
+
+    def resume_many(self, *, watches: Collection[str], sends: Mapping[str, float]) -> None:
+        """:meth:`resume_watch` and :meth:`resume_send` of every unfinished request at start,
+        written in bulk (a few statements per thousand), so that a replica starting over
+        thousands of active requests is ready in seconds, not after a commit for each."""
+        for request_id in watches:
+            self._scheduler.cancel(job_id(request_id))
+        now = time.time()
+        added = self._polls().schedule_many(dict.fromkeys(watches, now), if_absent=True)
+        added += self._sends().schedule_many(sends, if_absent=True)
+        if added:
+            self.watching.wake()
+
+    def hold_send(self, request_id: str) -> None:
+        """Write the request's send down as held by this process (due when the hold runs out,
+        renewed while the process lives), so that a replica dying before the service has the
+        run leaves a unit another one claims within one lease period. Due no earlier than the
+        hold ends, so no other replica's claim can come between the two writes."""
+        lease_s = lease_period(self._deps())
+        sends = self._sends()
+        sends.schedule(request_id, due_at=time.time() + lease_s)
+        if sends.claim_keys([request_id], owner=self.owner, now=time.time(), lease_s=lease_s):
+            with self._lock:
+                self._sending.add(request_id)
+
+    def end_send(self, request_id: str) -> None:
+        """The held send is over: its unit goes, unless the send asked for another (a
+        ``Retry-After`` rescheduled it, and this process no longer holds it)."""
+        with self._lock:
+            held = request_id in self._sending
+            self._sending.discard(request_id)
+        if held:
+            try:
+                self._sends().release(request_id, owner=self.owner, due_at=None)
+            except StoreError as exc:
+                # Its hold runs out: another replica (or this one) finds the request sent.
+                log.warning("could not end the send of %s (%s)", request_id, exc)
 
     def cancel(self, request_id: str) -> None:
-        self.watching.discard(request_id)
+        self._stop_polling(request_id)
+        self._sends().unschedule(request_id)
+        with self._lock:
+            self._sending.discard(request_id)
         self._scheduler.cancel(job_id(request_id))
+
+    def _stop_polling(self, request_id: str) -> None:
+        self._polls().unschedule(request_id)
+        self._drop(request_id)
+        self._forget_run(request_id)
+
+    def _polls(self) -> WorkQueue:
+        return self._deps().records.run_polls
+
+    def _sends(self) -> WorkQueue:
+        return self._deps().records.run_sends
+
+    def _deps(self) -> Deps:
+        deps = self.deps
+        if deps is None:
+            raise RuntimeError("SchedulerTimers used before its deps were attached")
+        return deps
+
+    def _drop(self, request_id: str) -> None:
+        """This process no longer holds the request's poll (an idle local entry goes too)."""
+        with self._lock:
+            self._leased.discard(request_id)
+        self.watching.discard(request_id)
 
     # --- life cycle -------------------------------------------------------------------------
 
@@ -109,13 +279,31 @@ class SchedulerTimers:
             self._thread.start()
 
     def stop(self, *, wait: bool = True) -> None:
-        """Stop taking polls out; with ``wait``, let the sweeps running finish. Polls not yet
-        taken are forgotten: the next start rebuilds them from the store."""
+        """Stop claiming polls; with ``wait``, let the sweeps running finish and hand the polls
+        claimed but not yet taken back to the store, due as they were (another replica, or the
+        next start, takes them). Without, the leases run out by themselves, as if killed."""
         self._stopping.set()
         self.watching.wake()
         if wait and self._thread is not None:
             self._thread.join()
         self._sweepers.shutdown(wait=wait, cancel_futures=not wait)
+        if wait and self.deps is not None:
+            self._give_back(self.watching.take(until=float("inf")))
+            try:
+                self.deps.records.replicas.unschedule(self.owner)  # no longer claims a share
+            except (StoreError, RuntimeError) as exc:  # the store away, or already closed
+                log.warning("could not remove this replica's heartbeat (%s)", exc)
+
+    def _give_back(self, items: Iterable[Due]) -> None:
+        for item in items:
+            with self._lock:
+                held = item.request_id in self._leased
+                self._leased.discard(item.request_id)
+            if held:
+                try:
+                    self._polls().release(item.request_id, owner=self.owner, due_at=item.at)
+                except StoreError as exc:
+                    log.warning("could not hand back the poll of %s (%s)", item.request_id, exc)
 
     @property
     def running(self) -> bool:
@@ -129,6 +317,11 @@ class SchedulerTimers:
             rolling = self._any_sweeping()
             if deps is not None:
                 now = time.time()
+                # The loop wakes often (a rolling sweep, a local poll falling due); claims keep
+                # one steady pace all the same, so no replica out-asks the others.
+                if now - self._claimed_at >= self._claim_every(deps):
+                    self._claimed_at = now
+                    self._claim_and_renew(deps, now)
                 # A sweep is paging: polls join it as soon as they may be read. Else a batch
                 # starts once a poll is due, with every poll due within the tolerance.
                 due = self.watching.take(
@@ -144,7 +337,102 @@ class SchedulerTimers:
             if rolling:
                 self._stopping.wait(JOIN_EVERY_S)
             else:
-                self.watching.wait(now=time.time(), at_most_s=IDLE_WAKE_S)
+                self.watching.wait(now=time.time(), at_most_s=self._claim_every(deps))
+
+    def _claim_every(self, deps: Deps | None) -> float:
+        if deps is None:
+            return IDLE_WAKE_S
+        return max(JOIN_EVERY_S, min(CLAIM_EVERY_S, self._horizon(deps) / 2))
+
+    def _claim_and_renew(self, deps: Deps, now: float) -> None:
+        """Claim the polls due within the early tolerance into the local list; renew the leases
+        held every third of the lease period. A store that fails is tried again next time."""
+        polls = deps.records.run_polls
+        lease_s = lease_period(deps)
+        try:
+            if now - self._beat_at >= BEAT_EVERY_S:
+                self._beat_at = now
+                self._beat(deps.records.replicas, now, lease_s)
+            if now - self._renewed_at >= RENEW_SHARE * lease_s:
+                self._renew(polls, now, lease_s)
+                self._renew_sends(deps.records.run_sends, now, lease_s)
+            if not self._stopping.is_set():
+                self._claim_sends(deps.records.run_sends, now, lease_s)
+            claims = polls.claim_due(
+                owner=self.owner,
+                now=now,
+                due_by=now + self._horizon(deps),
+                lease_s=lease_s,
+                limit=CLAIM_LIMIT,
+                share=self._live,
+            )
+        except StoreError as exc:
+            log.warning("claiming due polls failed (%s); trying again shortly", exc)
+            return
+        except Exception:
+            # The watch thread must outlive a bug here, or this replica polls nothing more.
+            log.exception("claiming due polls failed; trying again shortly")
+            return
+        _count_taken_over(claims)
+        for claim in claims:
+            with self._lock:
+                self._leased.add(claim.key)
+            self.watching.put(claim.key, claim.due_at)
+
+    @property
+    def live_replicas(self) -> int:
+        """Replicas claiming work (this one included), as their heartbeats last said."""
+        return self._live
+
+    def _beat(self, replicas: WorkQueue, now: float, lease_s: float) -> None:
+        """Keep this replica's heartbeat unit leased to it, sweep away dead replicas' units
+        (their leases ran out) and count the live ones. Written due when its lease would run
+        out, so no other replica can claim it between the two writes."""
+        if not replicas.renew([self.owner], owner=self.owner, now=now, lease_s=lease_s):
+            replicas.schedule(self.owner, due_at=now + lease_s, if_absent=True)
+            replicas.claim_keys([self.owner], owner=self.owner, now=now, lease_s=lease_s)
+        for claim in replicas.claim_due(
+            owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=SWEEP_DEAD
+        ):
+            if claim.key != self.owner:
+                replicas.unschedule(claim.key)
+        self._live = max(1, replicas.holders(now=now))
+
+    def _claim_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
+        """Sends due by now (never early: a ``Retry-After`` is kept), each run on a worker."""
+        claims = sends.claim_due(
+            owner=self.owner, now=now, due_by=now, lease_s=lease_s, limit=CLAIM_LIMIT
+        )
+        _count_taken_over(claims)
+        for claim in claims:
+            with self._lock:
+                self._sending.add(claim.key)
+            self._scheduler.at(job_id(claim.key), 0, self._send_claimed, claim.key)
+
+    def _renew_sends(self, sends: WorkQueue, now: float, lease_s: float) -> None:
+        with self._lock:
+            sending = list(self._sending)
+        held = set(sends.renew(sending, owner=self.owner, now=now, lease_s=lease_s))
+        with self._lock:
+            self._sending.difference_update(set(sending) - held)
+
+    def _renew(self, polls: WorkQueue, now: float, lease_s: float) -> None:
+        with self._lock:
+            leased = list(self._leased)
+        held = set(polls.renew(leased, owner=self.owner, now=now, lease_s=lease_s))
+        self._renewed_at = now
+        lost = [request_id for request_id in leased if request_id not in held]
+        for request_id in lost:
+            with self._lock:
+                self._leased.discard(request_id)
+            self.watching.discard(request_id)
+        if lost:
+            log.warning(
+                "lost the lease on %d poll(s) before renewing it (a stall longer than %.0f s); "
+                "another replica polls them now",
+                len(lost),
+                lease_s,
+            )
 
     def _any_sweeping(self) -> bool:
         with self._lock:
@@ -176,11 +464,15 @@ class SchedulerTimers:
             self._sweep(deps, team, due)
             with self._lock:
                 held = self._held.pop(team, None)
-                if not held or self._stopping.is_set():
+                over = not held or self._stopping.is_set()
+                if over:
                     self._sweeping.discard(team)
-                    if held:
-                        self.watching.release(item.request_id for item in held)
-                    return
+            if over:
+                if held:
+                    self._give_back(held)
+                    self.watching.release(item.request_id for item in held)
+                return
+            assert held is not None
             due = held
 
     def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
@@ -229,20 +521,51 @@ class SchedulerTimers:
             self._forget_ended(done)
 
     def _claim_finished(self, run_id: str) -> str | None:
+        """The request of a finished run met on a page, taken out before its poll is due: from
+        the local list if this process holds it, else claimed in the store if it is free."""
         with self._lock:
             request_id = self._request_of_run.get(run_id)
-        if request_id is None or not self.watching.claim(request_id):
+        if request_id is None:
             return None
-        return request_id
+        if self.watching.claim(request_id):
+            return request_id
+        deps = self.deps
+        if deps is None or self.watching.is_busy(request_id):
+            return None
+        now = time.time()
+        try:
+            got = deps.records.run_polls.claim_keys(
+                [request_id], owner=self.owner, now=now, lease_s=lease_period(deps)
+            )
+        except StoreError:
+            return None
+        if not got:
+            return None
+        with self._lock:
+            self._leased.add(request_id)
+        self.watching.put(request_id, now)
+        return request_id if self.watching.claim(request_id) else None
 
     def _forget_ended(self, request_ids: list[str]) -> None:
-        """Requests no longer watched (their run ended) leave the run index."""
+        """Polls over that asked for no next one are done: their lease ends and the request
+        leaves the run index."""
         for request_id in request_ids:
-            if self.watching.due_at(request_id) is None:
-                with self._lock:
-                    run_id = self._run_of_request.pop(request_id, None)
-                    if run_id is not None:
-                        self._request_of_run.pop(run_id, None)
+            with self._lock:
+                held = request_id in self._leased
+                self._leased.discard(request_id)
+            if not held:
+                continue  # rescheduled (or given up): no longer this process's
+            try:
+                self._polls().release(request_id, owner=self.owner, due_at=None)
+            except StoreError as exc:
+                log.warning("could not end the poll of %s (%s)", request_id, exc)
+            self._forget_run(request_id)
+
+    def _forget_run(self, request_id: str) -> None:
+        with self._lock:
+            run_id = self._run_of_request.pop(request_id, None)
+            if run_id is not None:
+                self._request_of_run.pop(run_id, None)
 
     def _hand_over(self, request_id: str, run: GenerationRun) -> None:
         """Settle a finished or moved run on a scheduler worker; it stays busy until then."""
@@ -277,18 +600,35 @@ class SchedulerTimers:
         self.watch_run(request_id, delay_s=delay_s)
 
     def _retry_later(self, deps: Deps, due: list[Due]) -> None:
-        """Polls that failed unexpectedly, and were not rescheduled, come back in a while
-        (once released: they are still busy here)."""
+        """Polls that failed unexpectedly, and were not rescheduled, come back in a while."""
         for item in due:
-            if self.watching.due_at(item.request_id) is None:
-                self.watching.put(item.request_id, time.time() + FIRST_RETRY_S * deps.poll_scale)
+            with self._lock:
+                held = item.request_id in self._leased
+            if held:
+                try:
+                    self.watch_run(item.request_id, delay_s=FIRST_RETRY_S * deps.poll_scale)
+                except StoreError as exc:
+                    log.warning("could not reschedule the poll of %s (%s)", item.request_id, exc)
 
     # --- sends ------------------------------------------------------------------------------
 
-    def _send(self, request_id: str) -> None:
-        self._run(
-            resume_one, request_id, lambda rid, delay: self.send_later(rid, at=time.time() + delay)
-        )
+    def _send_claimed(self, request_id: str) -> None:
+        """Run a claimed send; a send that scheduled no other is done."""
+        try:
+            self._run(
+                resume_one,
+                request_id,
+                lambda rid, delay: self.send_later(rid, at=time.time() + delay),
+            )
+        finally:
+            with self._lock:
+                held = request_id in self._sending
+                self._sending.discard(request_id)
+            if held:
+                try:
+                    self._sends().release(request_id, owner=self.owner, due_at=None)
+                except StoreError as exc:
+                    log.warning("could not end the send of %s (%s)", request_id, exc)
 
     def _run(
         self,

@@ -52,6 +52,10 @@ class WatchList:
             self._due_at.pop(request_id, None)
             self._after_busy.pop(request_id, None)
 
+    def is_busy(self, request_id: str) -> bool:
+        with self._changed:
+            return request_id in self._busy
+
     def due_at(self, request_id: str) -> float | None:
         with self._changed:
             return self._due_at.get(request_id, self._after_busy.get(request_id))

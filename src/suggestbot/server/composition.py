@@ -19,14 +19,14 @@ from slack_sdk import WebClient
 from slack_sdk.http_retry import RetryHandler
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
-    RateLimitErrorRetryHandler,
     ServerErrorRetryHandler,
 )
 
+from suggestbot import metrics
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
-from suggestbot.jobs import digest_wave, inspiration_watch, retention, status_renewal
+from suggestbot.jobs import digest_wave, inspiration_watch, maintenance, status_renewal
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
@@ -34,6 +34,8 @@ from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.server.builtin_sandbox import EmbeddedSandbox
 from suggestbot.server.health import Health, ServiceProbe, probe_client
+from suggestbot.server.readiness import Readiness
+from suggestbot.server.slack_retries import CountedRateLimitRetryHandler
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
@@ -45,14 +47,13 @@ from suggestbot.store.records import Records
 log = logging.getLogger(__name__)
 
 BACKGROUND_THREADS = 16
-PRUNE_EVERY_S = 600
 
 
 def slack_retry_handlers() -> list[RetryHandler]:
     """Ride out Slack's 429s (honouring Retry-After), 5xx and connection resets."""
     return [
         ConnectionErrorRetryHandler(max_retry_count=2),
-        RateLimitErrorRetryHandler(max_retry_count=5),
+        CountedRateLimitRetryHandler(max_retry_count=5),
         ServerErrorRetryHandler(max_retry_count=3),
     ]
 
@@ -203,6 +204,8 @@ class Runtime:
             service=ServiceProbe(self._probe_read(injected)),
             secrets=self.keys.status,
         )
+        self.readiness = Readiness(store=self.store)
+        metrics.watch_runs(lambda: len(self.timers.watching))
 
     def _service_client(self) -> ContentClient:
         s = self.settings
@@ -242,9 +245,11 @@ class Runtime:
         self.keys.record(check_at_start(store=self.store, vault=self.vault))
         self.scheduler.start()
         self.timers.start()
-        self.scheduler.every("deliveries:prune", PRUNE_EVERY_S, self.deliveries.prune)
-        self.scheduler.every(
-            "unsent:prune", retention.EVERY_S, lambda: retention.prune_unsent(self.deps)
+        maintenance.schedule(
+            self.scheduler,
+            self.deps.records.maintenance,
+            maintenance.passes(self.deps, prune_deliveries=self.deliveries.prune),
+            owner=self.timers.owner,
         )
         resume_all(self.deps)
         # After the requests: a replayed interaction finds the requests it already created.
@@ -288,6 +293,10 @@ class Runtime:
     def health(self) -> dict[str, Any]:
         """The ``/healthz`` report (see :mod:`suggestbot.server.health`)."""
         return self._health.report()
+
+    def ready(self) -> dict[str, Any]:
+        """The ``/readyz`` report (see :mod:`suggestbot.server.readiness`)."""
+        return self.readiness.report()
 
     def __enter__(self) -> Runtime:
         return self.start()

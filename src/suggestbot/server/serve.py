@@ -1,12 +1,17 @@
 """``suggestbot serve``: run the app for real Slack workspaces, over HTTP or Socket Mode.
 
 - **HTTP mode** (default): Slack's requests at ``/slack/events``; ``/slack/install`` and
-  ``/slack/oauth_redirect`` when installed by OAuth; ``/healthz`` for probes.
+  ``/slack/oauth_redirect`` when installed by OAuth; ``/healthz``, ``/livez`` and ``/readyz``
+  for probes, ``/metrics`` for Prometheus.
 - **Socket Mode** (``--socket-mode``, ``SLACK_APP_TOKEN``): Slack's requests over the socket.
-  The HTTP server still serves ``/healthz`` (and the OAuth pages), but not ``/slack/events``.
-- **Shutdown** (SIGTERM or SIGINT): no new work is taken (the socket and the HTTP server close
-  first), work in flight finishes, timers not yet due stay in the store for the next start;
-  then the process exits 0. A second signal exits at once.
+  The HTTP server still serves the probes and metrics (and the OAuth pages), but not
+  ``/slack/events``.
+- **Shutdown** (SIGTERM or SIGINT): a drain. In HTTP mode ``/readyz`` answers 503 at once while
+  everything is still served for ``SUGGESTBOT_DRAIN_SECONDS``, so that a load balancer stops
+  sending here before the port closes; then no new work is taken (the socket and the HTTP
+  server close, requests in flight are answered), work in flight finishes, timers not yet due
+  stay in the store for the next start (or another replica's); the process exits 0. A second
+  signal exits at once.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from types import FrameType
 
 from slack_bolt import App
@@ -103,6 +109,7 @@ def main(argv: list[str]) -> int:
         build_http_app(
             runtime.app,
             health=runtime.health,
+            ready=runtime.ready,
             events=not args.socket_mode,
             signing_secret=signing.get_secret_value() if signing and not args.socket_mode else None,
             gate=runtime.gate,
@@ -128,7 +135,20 @@ def main(argv: list[str]) -> int:
             log.info("serving Slack at http://%s:%d/slack/events", args.host, http.port)
         if runtime.tenancy is not None:
             log.info("installs at http://%s:%d/slack/install", args.host, http.port)
-        stop.wait()
+        # In short waits, not one: a signal the kernel hands to another thread only sets a flag,
+        # and the main thread runs Python's handler only when it wakes up (an untimed wait on a
+        # lock may never wake, and the SIGTERM would go unanswered).
+        while not stop.wait(timeout=0.2):
+            pass
+        runtime.readiness.drain()
+        if not args.socket_mode:
+            grace = settings.suggestbot_drain_seconds
+            log.info(
+                "draining: /readyz answers 503; still serving for %.1f s so that the load "
+                "balancer stops sending here",
+                grace,
+            )
+            time.sleep(grace)
     finally:
         log.info("shutting down: taking no new work, finishing work in flight")
         if socket is not None:

@@ -1,4 +1,5 @@
-"""HTTP mode: Slack's requests arrive at ``/slack/events``; operators probe ``/healthz``.
+"""HTTP mode: Slack's requests arrive at ``/slack/events``; operators probe ``/healthz``,
+``/livez`` and ``/readyz`` and scrape ``/metrics``.
 
 Bolt's bundled ASGI and Starlette adapters call the synchronous ``App.dispatch`` on the event
 loop, so one slow dispatch would hold up every other request's ack. Here each dispatch runs in
@@ -15,6 +16,7 @@ so that the work earlier acks started yields to it.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
@@ -27,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from suggestbot import metrics
 from suggestbot.slackapp.bolt_body import ParsedBodyRequest
 from suggestbot.slackapp.inbound import Refused, admit, log_refusal
 from suggestbot.slackapp.priority import PriorityGate, mark_foreground
@@ -45,6 +48,7 @@ def build_http_app(
     events: bool = True,
     signing_secret: str | None = None,
     gate: PriorityGate | None = None,
+    ready: HealthCheck | None = None,
 ) -> Starlette:
     """The ASGI app serving ``app`` (and its OAuth flow, when it has one) plus ``/healthz``.
 
@@ -56,6 +60,9 @@ def build_http_app(
         signing_secret: checks ``/slack/events`` requests; by default the one ``app`` was
             built with.
         gate: counts ``/slack/events`` requests in flight, so post-ack work yields to them.
+        ready: returns ``{"ok": bool, ...}`` for ``/readyz`` (503 when not ok); ``/livez``
+            always answers 200 while the process serves, and ``/metrics`` gives the process's
+            Prometheus metrics.
     """
     secret = signing_secret or _signing_secret_of(app)
     if events and not secret:
@@ -78,7 +85,13 @@ def build_http_app(
                 query=request.url.query,
                 headers=dict(request.headers),
             )
+            started = time.perf_counter()
             bolt_response = await run_in_threadpool(dispatch_in_foreground, bolt_request)
+            metrics.observe_ack(
+                kind=metrics.ack_kind(admitted.body),
+                status=bolt_response.status,
+                seconds=time.perf_counter() - started,
+            )
             return to_starlette_response(bolt_response)
 
     async def install(request: Request) -> Response:
@@ -105,10 +118,24 @@ def build_http_app(
         report = await run_in_threadpool(health) if health else {"ok": True}
         return JSONResponse(report, status_code=200 if report.get("ok") else 503)
 
+    async def livez(request: Request) -> Response:
+        return JSONResponse({"ok": True})
+
+    async def readyz(request: Request) -> Response:
+        report = await run_in_threadpool(ready) if ready else {"ok": True}
+        return JSONResponse(report, status_code=200 if report.get("ok") else 503)
+
+    async def metrics_text(request: Request) -> Response:
+        body, content_type = metrics.exposition()
+        return Response(body, media_type=content_type)
+
     routes = [
         Route(INSTALL_PATH, install, methods=["GET"]),
         Route(REDIRECT_PATH, oauth_redirect, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
+        Route("/livez", livez, methods=["GET"]),
+        Route("/readyz", readyz, methods=["GET"]),
+        Route("/metrics", metrics_text, methods=["GET"]),
     ]
     if events:
         routes.append(Route(EVENTS_PATH, slack_events, methods=["POST"]))

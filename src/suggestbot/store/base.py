@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import NamedTuple, Self
 
@@ -54,6 +55,59 @@ def plan_updates(olds: Mapping[str, Record], updates: Mapping[str, Updater]) -> 
     return plan
 
 
+Scalar = str | bool
+"""What :meth:`Store.items_matching` compares a record's field with."""
+
+
+def _typed_value(value: object) -> tuple[type, object]:
+    # Equality that tells True from 1, as the stored JSON does.
+    return (type(value), value)
+
+
+def _matches(value: object, allowed: set[tuple[type, object]]) -> bool:
+    return isinstance(value, str | bool) and _typed_value(value) in allowed
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _newest_order(pair: tuple[str, Record], field: str) -> tuple[bool, float, str]:
+    value = _number(pair[1].get(field))
+    return (True, 0.0, pair[0]) if value is None else (False, -value, pair[0])
+
+
+def _within(value: object, bound: float) -> bool:
+    number = _number(value)
+    return number is not None and number <= bound
+
+
+def select_matching(
+    pairs: list[tuple[str, Record]],
+    *,
+    where: Mapping[str, Collection[Scalar]],
+    at_most: Mapping[str, float] | None = None,
+    newest_by: str | None,
+    limit: int | None,
+) -> list[tuple[str, Record]]:
+    """:meth:`Store.items_matching` over ``pairs`` already read (sorted by key): the one
+    definition of what matches, so every backend agrees, whatever it reads first."""
+    if limit is not None and limit < 0:
+        raise ValueError("limit must not be negative")
+    wanted = {field: {_typed_value(v) for v in values} for field, values in where.items()}
+    found = [
+        (key, record)
+        for key, record in pairs
+        if all(_matches(record.get(field), allowed) for field, allowed in wanted.items())
+        and all(_within(record.get(field), bound) for field, bound in (at_most or {}).items())
+    ]
+    if newest_by is not None:
+        found.sort(key=lambda pair: _newest_order(pair, newest_by))
+    return found if limit is None else found[:limit]
+
+
 def check_table_name(table: str) -> None:
     """Reject table names other than ``[a-z_]+``; they end up inside SQL identifiers."""
     if not isinstance(table, str) or not _TABLE_NAME.fullmatch(table):
@@ -64,6 +118,19 @@ def check_key(key: str) -> None:
     """Reject non-string keys early, with a message that names the type only."""
     if not isinstance(key, str):
         raise TypeError(f"store keys must be str, not {type(key).__name__}")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due.
+
+    ``taken_over``: another owner held it and let its lease run out (it died or stalled), so
+    the work it had begun may have been done in part.
+    """
+
+    key: str
+    due_at: float
+    taken_over: bool = False
 
 
 class Store(ABC):
@@ -93,6 +160,38 @@ class Store(ABC):
     @abstractmethod
     def items(self, table: str) -> list[tuple[str, Record]]:
         """Return a snapshot of the table as ``(key, record)`` pairs sorted by key."""
+
+    def items_where(
+        self, table: str, field: str, values: Collection[str]
+    ) -> list[tuple[str, Record]]:
+        """The ``(key, record)`` pairs whose ``field`` is one of ``values``, sorted by key.
+
+        A backend with an index on the field reads only those (PostgreSQL's typed columns, such
+        as a request's ``state``); the single-process backends read the table.
+        """
+        wanted = set(values)
+        return [(key, rec) for key, rec in self.items(table) if rec.get(field) in wanted]
+
+    def items_matching(
+        self,
+        table: str,
+        *,
+        where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, Record]]:
+        """The ``(key, record)`` pairs whose every field in ``where`` equals one of its values
+        and every (numeric) field in ``at_most`` is at most its bound (what is due by now).
+
+        Sorted by key; with ``newest_by``, by that numeric field, largest first (records without
+        it last, ties by key); at most ``limit`` of them. A field a record lacks matches nothing,
+        and ``True`` never equals ``1``. A backend with indexed columns for the fields reads only
+        the matching records (PostgreSQL); the single-process backends read the table.
+        """
+        return select_matching(
+            self.items(table), where=where, at_most=at_most, newest_by=newest_by, limit=limit
+        )
 
     @abstractmethod
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
@@ -131,6 +230,94 @@ class Store(ABC):
 
         The functions run while the store is locked; if one raises, nothing changes.
         """
+
+    def check_ready(self) -> None:
+        """Raise (:class:`~suggestbot.store.errors.StoreError`) unless the store can serve now.
+
+        What a readiness probe asks: a cheap read here; a database also checks that its schema
+        is this version's.
+        """
+        self.get("health", "ready")
+
+    # --- leases on units of deferred work -------------------------------------------------
+    #
+    # A unit is a ``key`` in a named ``queue`` with a due time (epoch seconds). A process claims
+    # the units that are due for a lease period, as their ``owner``: no other owner can claim
+    # them until it releases them or the lease runs out (its process died), so several
+    # processes split the work and none does a unit twice at once. Times are passed in, never
+    # read from a clock here, so every backend agrees and tests need not sleep.
+
+    @abstractmethod
+    def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
+        """Make ``key`` due at ``due_at``, dropping any lease on it; return whether it was written.
+
+        With ``if_absent`` a unit that already exists (leased or not) is left alone: what a
+        starting process knows must not reset work that others are doing.
+        """
+
+    @abstractmethod
+    def schedule_many(
+        self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
+    ) -> list[str]:
+        """:meth:`schedule` for many keys at once (``{key: due_at}``), in few writes; the keys
+        written. A start rebuilding thousands of units must not pay a commit for each.
+        """
+
+    @abstractmethod
+    def unschedule(self, queue: str, key: str) -> bool:
+        """Forget ``key`` (the work is no longer wanted), whoever holds it; whether it was there."""
+
+    @abstractmethod
+    def claim_due(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+    ) -> list[Claim]:
+        """Lease to ``owner`` until ``now + lease_s`` at most ``limit`` units due by ``due_by``
+        that are free or whose lease ran out by ``now``; earliest due first. A unit whose
+        lease ran out under another owner comes back with ``taken_over``.
+
+        ``share``: how many claimers split the work; of the (at most ``limit``) claimable
+        units only the earliest ``ceil(n / share)`` are leased, the rest left to the others.
+
+        Atomic: of concurrent claimers each unit goes to one.
+        """
+
+    @abstractmethod
+    def claim_keys(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        """Lease those of ``keys`` that exist and are free (or expired), due or not; the keys
+        leased. For work found ready before its time (a run seen finished early)."""
+
+    @abstractmethod
+    def renew(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        """Extend ``owner``'s leases on ``keys`` to ``now + lease_s``; the keys still held."""
+
+    @abstractmethod
+    def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
+        """End ``owner``'s lease on ``key``: due again at ``due_at``, or forgotten with None
+        (done). False, and nothing changes, when ``owner`` no longer holds it."""
+
+    @abstractmethod
+    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+        """:meth:`release` of many keys at once, each due again at its time (``{key: due_at}``),
+        in few writes; the keys ``owner`` still held (the others are left as they are). A sweep
+        rescheduling a page of runs must not pay a commit for each.
+        """
+
+    @abstractmethod
+    def holders(self, queue: str, *, now: float) -> int:
+        """How many distinct owners hold a lease in ``queue`` that has not run out by ``now``.
+        Meant for small queues (one unit per process, as a heartbeat)."""
 
     @abstractmethod
     def close(self) -> None:

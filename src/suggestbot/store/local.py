@@ -14,8 +14,9 @@ from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 
 from suggestbot.store import codec
-from suggestbot.store.base import Store, Updater, check_key, check_table_name, plan_updates
+from suggestbot.store.base import Claim, Store, Updater, check_key, check_table_name, plan_updates
 from suggestbot.store.codec import Record
+from suggestbot.store.lease_book import LeaseBook
 
 
 class LocalStore(Store):
@@ -28,6 +29,7 @@ class LocalStore(Store):
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._closed = False
+        self._leases: dict[str, LeaseBook] = {}
 
     @abstractmethod
     def _raw_get(self, table: str, key: str) -> Record | None: ...
@@ -149,6 +151,70 @@ class LocalStore(Store):
         self._check_keys(table, items)
         for value in items.values():
             codec.encode(value)
+
+    # --- leases (kept in the process: see ``lease_book``) -----------------------------------
+
+    def _book(self, queue: str, keys: Collection[str] = ()) -> LeaseBook:
+        """The queue's lease book; the caller holds the lock."""
+        self._check(queue)
+        for key in keys:
+            check_key(key)
+        return self._leases.setdefault(queue, LeaseBook())
+
+    def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
+        with self._lock:
+            return self._book(queue, (key,)).schedule(key, due_at=due_at, if_absent=if_absent)
+
+    def schedule_many(
+        self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
+    ) -> list[str]:
+        with self._lock:
+            return self._book(queue, due).schedule_many(due, if_absent=if_absent)
+
+    def unschedule(self, queue: str, key: str) -> bool:
+        with self._lock:
+            return self._book(queue, (key,)).unschedule(key)
+
+    def claim_due(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+    ) -> list[Claim]:
+        with self._lock:
+            return self._book(queue).claim_due(
+                owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit, share=share
+            )
+
+    def claim_keys(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        with self._lock:
+            book = self._book(queue, keys)
+            return book.claim_keys(keys, owner=owner, now=now, lease_s=lease_s)
+
+    def renew(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        with self._lock:
+            return self._book(queue, keys).renew(keys, owner=owner, now=now, lease_s=lease_s)
+
+    def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
+        with self._lock:
+            return self._book(queue, (key,)).release(key, owner=owner, due_at=due_at)
+
+    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+        with self._lock:
+            return self._book(queue, due).release_many(due, owner=owner)
+
+    def holders(self, queue: str, *, now: float) -> int:
+        with self._lock:
+            return self._book(queue).holders(now=now)
 
     def close(self) -> None:
         with self._lock:

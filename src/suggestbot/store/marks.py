@@ -45,11 +45,16 @@ class DigestDelivery(BaseModel):
 
     Keyed ``"{digest id}:{local date}"``. ``at`` is when the delivery was claimed;
     ``delivered_at`` when it was posted; ``problem`` why the content was empty, when known;
-    ``error`` the Slack error of a failed post.
+    ``error`` the Slack error of a failed post. A claim also names its ``owner`` (the process),
+    the ``wave`` (its minute) and ``until`` when its lease runs out on the wave's clock:
+    another replica running the same wave leaves a live claim alone.
     """
 
     state: DeliveryState
     at: float | None = None
+    owner: str | None = None
+    wave: str | None = None
+    until: float | None = None
     ts: str | None = None
     version: int | None = None
     delivered_at: float | None = None

@@ -12,9 +12,14 @@ refuses; what is queried lives in the typed columns anyway.
 Why ``COLLATE "C"`` on keys: ``Store.items`` is sorted by code point, as Python sorts ``str``,
 and the primary key index then serves that order.
 
-The typed columns are written now; the queries that use them (due runs, due digests, old
-deliveries, a team's installations) replace the full-table reads in a later change. The
-migrations in ``migrations/versions`` create exactly these tables (a test compares them).
+``Store.items_where`` and ``Store.items_matching`` read by the typed columns: recovery and the
+status renewal read the active requests by state, App Home and the lists a user's requests by
+``(team_id, user_id, created_at)``, a workspace's revocation its requests by
+``(team_id, state)``, its digests, users, held inputs and watches by team; digest listings read
+by team and channel or team and creator; the watch job the watches due by ``next_poll_at``, a
+list as it starts the old list pages by ``created_at``. Deferred work is claimed from
+``work_leases``. The migrations in ``migrations/versions`` create exactly these tables (a test
+compares them).
 """
 
 from __future__ import annotations
@@ -125,6 +130,21 @@ KV_RECORDS = Table(
     Column("value", JSON(), nullable=False),
 )
 
+WORK_LEASES = Table(
+    "work_leases",
+    metadata,
+    Column("queue", KEY_TYPE, primary_key=True),
+    Column("key", KEY_TYPE, primary_key=True),
+    Column("due_at", Float, nullable=False),
+    # When due while free, when the lease runs out while leased: the one indexed order a claim
+    # reads, so a claim walks only units that are due or whose lease is about to run out.
+    Column("ready_at", Float, nullable=False),
+    Column("owner", Text),
+    Column("lease_until", Float),
+    Index("ix_work_leases_ready", "queue", "ready_at"),
+)
+"""Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""
+
 TYPED: dict[str, TypedTable] = {
     typed.table.name: typed
     for typed in (
@@ -145,10 +165,12 @@ TYPED: dict[str, TypedTable] = {
             (Column("next_poll_at", Float), _number("next_poll_at")),
             (Column("send_after", Float), _number("send_after")),
             (Column("created_at", Float), _number("created_at")),
+            (Column("kind", Text), _text("kind")),
             indexes=[
                 Index("ix_requests_state_next_poll", "state", "next_poll_at"),
                 Index("ix_requests_state_send_after", "state", "send_after"),
                 Index("ix_requests_team_user_created", "team_id", "user_id", "created_at"),
+                Index("ix_requests_team_state", "team_id", "state"),
             ],
         ),
         # Digests (records.Digest): by workspace and channel, and due by local minute and zone.
@@ -159,10 +181,38 @@ TYPED: dict[str, TypedTable] = {
             (Column("local_minute", Integer), local_minute),
             (Column("tz", Text), _text("tz")),
             (Column("paused", Boolean, nullable=False), _flag("paused")),
+            (Column("created_by", Text), _text("created_by")),
             indexes=[
                 Index("ix_digests_team_channel", "team_id", "channel_id"),
                 Index("ix_digests_due", "local_minute", "tz", "paused"),
+                Index("ix_digests_team_creator", "team_id", "created_by"),
             ],
+        ),
+        # What a user typed while unlinked (records.HeldInput): a workspace's, the old ones.
+        _typed(
+            "held_inputs",
+            (Column("team_id", Text), _text("team_id")),
+            (Column("created_at", Float), _number("created_at")),
+            indexes=[
+                Index("ix_held_inputs_team", "team_id"),
+                Index("ix_held_inputs_created", "created_at"),
+            ],
+        ),
+        # "Generate now" watches (offers.Watch): the due ones every few seconds, a workspace's.
+        _typed(
+            "inspiration_watches",
+            (Column("team_id", Text), _text("team_id")),
+            (Column("next_poll_at", Float), _number("next_poll_at")),
+            indexes=[
+                Index("ix_inspiration_watches_due", "next_poll_at"),
+                Index("ix_inspiration_watches_team", "team_id"),
+            ],
+        ),
+        # Lists being paged (conversation.ListState): the old ones, forgotten as a list starts.
+        _typed(
+            "list_pages",
+            (Column("created_at", Float), _number("created_at")),
+            indexes=[Index("ix_list_pages_created", "created_at")],
         ),
         # Slack deliveries (store.deliveries): pruned by time; unfinished ones replayed.
         _typed(

@@ -9,15 +9,29 @@ How each guarantee is kept, and why:
   takes a transaction-scoped advisory lock per key (in one fixed order, so two batches cannot
   deadlock): two ``update`` calls on an absent key, or an ``update`` racing a ``put``, then
   take turns instead of one silently overwriting the other's write.
+- **Few round trips.** ``get``, ``put`` and ``put_if_absent`` are one statement each (see
+  :mod:`suggestbot.store.pg_sql`), sent in autocommit mode: one round trip, no ``BEGIN`` or
+  ``COMMIT``. ``update`` sends ``BEGIN``, the lock and the locked read as one message of
+  several statements, runs the updater, then sends the writes and ``COMMIT`` as another: two
+  round trips; ``delete`` one. Statements sent together still run one after another, each
+  with its own snapshot, which lock-then-read needs.
 - **Durable on return.** A call returns after ``COMMIT``, with PostgreSQL's default
   ``synchronous_commit=on`` (the commit is flushed to the server's WAL).
 - **Thread-safe.** Each call checks a connection out of the pool for its own transaction.
-- **Survives a database restart.** The pool pings a connection before handing it out
-  (``pool_pre_ping``) and replaces dead ones, so the first call after the server is back
-  works by itself; a call while it is down raises :class:`StoreUnavailable`.
+- **Survives a database restart.** The pool pings a connection before handing it out when it
+  has been back in the pool for ``PING_AFTER_IDLE_S`` or more, and replaces a dead one, so the
+  first call after the server is back works by itself; a call while it is down raises
+  :class:`StoreUnavailable`. A connection used within that second goes out unpinged (a ping
+  per call would cost a round trip on every call of a busy app): if the server went away in
+  that second, that one call fails with :class:`StoreUnavailable`, and every connection pooled
+  before then is pinged at its next use.
 - **Secrets stay out of errors.** Errors are re-raised as :class:`StoreUnavailable` /
   :class:`StoreError` whose message holds neither the URL, the password nor a statement's
   parameters (records hold sealed tokens).
+- **Leases** (``claim_due``): one statement picks the due units in ready-time order from the
+  ``(queue, ready_at)`` index with ``FOR UPDATE SKIP LOCKED`` and leases them: two replicas
+  claiming at once never wait for each other and never get the same unit; a leased unit's ready
+  time is when its lease runs out, so a dead replica's units come up again by themselves.
 - Encryption at rest is unchanged: secrets are sealed by the callers (``TokenVault``) before a
   record reaches any backend, exactly as with SQLite.
 
@@ -26,18 +40,24 @@ See :mod:`suggestbot.store.pg_schema` for the tables.
 
 from __future__ import annotations
 
-import hashlib
 import re
+import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
+from psycopg.pq import TransactionStatus
 from sqlalchemy import (
+    Boolean,
     Connection,
     Engine,
+    Float,
     Table,
+    Text,
     create_engine,
     delete,
+    event,
     make_url,
     select,
     text,
@@ -45,21 +65,34 @@ from sqlalchemy import (
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.engine import URL
+from sqlalchemy.pool import ConnectionPoolEntry
 from sqlalchemy.sql.elements import ColumnElement
 
 from suggestbot.store import codec, pg_migrations
-from suggestbot.store.base import Store, Updater, check_key, check_table_name, plan_updates
+from suggestbot.store.base import (
+    Claim,
+    Scalar,
+    Store,
+    Updater,
+    check_key,
+    check_table_name,
+    plan_updates,
+    select_matching,
+)
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
-from suggestbot.store.pg_schema import KV_RECORDS, TYPED
+from suggestbot.store.pg_schema import KV_RECORDS, TYPED, WORK_LEASES
+from suggestbot.store.pg_sql import COMMIT, TableSql, lock_ids
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
 MAX_OVERFLOW = 20
 POOL_TIMEOUT_S = 10.0
 CONNECT_TIMEOUT_S = 5
-# Rows per statement in a batch (psycopg allows 65,535 parameters; a typed row has up to 8).
-_ROWS_PER_STATEMENT = 1000
+# A connection back in the pool for less than this is handed out again without a ping (see
+# the module's docstring).
+PING_AFTER_IDLE_S = 1.0
+_RETURNED_AT = "suggestbot_returned_at"
 _SCHEMES = ("postgresql", "postgres")
 
 
@@ -109,15 +142,88 @@ def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
     return StoreError(f"PostgreSQL operation failed ({type(exc).__name__})")
 
 
-def _lock_id(table: str, key: str) -> int:
-    """A 64-bit advisory lock id for one record (a collision only makes two keys take turns)."""
-    digest = hashlib.blake2b(f"{table}:{key}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+def _result_rows(cursor: psycopg.ClientCursor[Any], index: int) -> list[Any]:
+    """The rows of the ``index``-th statement of the several ``cursor`` just sent."""
+    for _ in range(index):
+        if not cursor.nextset():
+            raise StoreError(f"PostgreSQL sent fewer results than expected ({index + 1})")
+    return cursor.fetchall()
 
 
 _LOCK_KEYS = text(
     "SELECT pg_advisory_xact_lock(id) FROM unnest(CAST(:ids AS bigint[])) "
     "WITH ORDINALITY AS t(id, n) ORDER BY n"
+)
+
+
+CLAIM_DUE = text(
+    """
+    WITH claimable AS (
+        SELECT key, owner AS was, ready_at FROM work_leases
+        WHERE queue = :queue AND ready_at <= :due_by
+          AND (owner IS NULL OR lease_until <= :now)
+        ORDER BY ready_at
+        LIMIT :limit
+        FOR UPDATE SKIP LOCKED
+    ), picked AS (
+        SELECT key, was FROM claimable ORDER BY ready_at
+        LIMIT (SELECT ceil(count(*) / CAST(:share AS double precision)) FROM claimable)
+    )
+    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
+    FROM picked
+    WHERE w.queue = :queue AND w.key = picked.key
+    RETURNING w.key, w.due_at, picked.was IS NOT NULL AND picked.was <> :owner
+    """
+)
+_CLAIM_KEYS = text(
+    """
+    WITH picked AS (
+        SELECT key FROM work_leases
+        WHERE queue = :queue AND key = ANY(CAST(:keys AS text[]))
+          AND (owner IS NULL OR lease_until <= :now)
+        FOR UPDATE SKIP LOCKED
+    )
+    UPDATE work_leases SET owner = :owner, lease_until = :until, ready_at = :until
+    WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
+    RETURNING key
+    """
+)
+_RENEW = text(
+    "UPDATE work_leases SET lease_until = :until, ready_at = :until "
+    "WHERE queue = :queue AND key = ANY(CAST(:keys AS text[])) AND owner = :owner RETURNING key"
+)
+_RELEASE = text(
+    "UPDATE work_leases SET due_at = :due, ready_at = :due, owner = NULL, lease_until = NULL "
+    "WHERE queue = :queue AND key = :key AND owner = :owner"
+)
+# Many units in one statement each (a start's recovery, a sweep's page): the keys and their
+# due times travel as two arrays, unnested into rows.
+_UNNEST_DUE = "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[])) AS u(key, due)"
+_SCHEDULE_MANY_IF_ABSENT = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
+    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} "
+    "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
+)
+_SCHEDULE_MANY = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
+    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} "
+    "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
+    "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL RETURNING key"
+)
+_RELEASE_MANY = text(
+    "UPDATE work_leases AS w SET due_at = u.due, ready_at = u.due, owner = NULL, "
+    f"lease_until = NULL FROM {_UNNEST_DUE} "
+    "WHERE w.queue = :queue AND w.key = u.key AND w.owner = :owner RETURNING w.key"
+)
+# Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
+# small enough that one statement's arrays and locks stay modest.
+BULK_KEYS = 1000
+_HOLDERS = text(
+    "SELECT count(DISTINCT owner) FROM work_leases "
+    "WHERE queue = :queue AND ready_at > :now AND owner IS NOT NULL AND lease_until > :now"
+)
+_RELEASE_DONE = text(
+    "DELETE FROM work_leases WHERE queue = :queue AND key = :key AND owner = :owner"
 )
 
 
@@ -145,9 +251,30 @@ class _Target:
         return ["key"] if self.typed is not None else ["tbl", "key"]
 
 
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), _ROWS_PER_STATEMENT):
-        yield items[start : start + _ROWS_PER_STATEMENT]
+def _column_takes(target: _Target, field: str, values: Collection[Scalar] | None) -> bool:
+    """Whether ``field`` has a typed column that can answer for ``values`` exactly or as a
+    superset (``None``: can order or bound it): text columns hold only strings, flag columns
+    only ``True``/``False``, number columns the numbers."""
+    if target.typed is None or field not in target.typed.extract:
+        return False
+    kind = target.table.c[field].type
+    if values is None:
+        return isinstance(kind, Float)
+    if isinstance(kind, Boolean):
+        return all(isinstance(v, bool) for v in values)
+    return isinstance(kind, Text) and all(isinstance(v, str) for v in values)
+
+
+def _driver_error(exc: psycopg.Error, *, lost: bool) -> StoreError:
+    """:func:`_translated` for an error psycopg raised itself (the store's own statements)."""
+    if lost:
+        return StoreUnavailable(
+            "PostgreSQL cannot be reached or refused the connection "
+            f"({_reason(exc)}); the next call tries again"
+        )
+    state = exc.sqlstate
+    kind = f"{type(exc).__name__}, SQLSTATE {state}" if state else type(exc).__name__
+    return StoreError(f"PostgreSQL refused the operation ({kind})")
 
 
 class PostgresStore(Store):
@@ -168,14 +295,16 @@ class PostgresStore(Store):
             pool_size=POOL_SIZE,
             max_overflow=MAX_OVERFLOW,
             pool_timeout=POOL_TIMEOUT_S,
-            pool_pre_ping=True,
             hide_parameters=True,
             json_serializer=codec.encode,
             json_deserializer=codec.decode,
             connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "suggestbot"},
         )
         self._closed = False
-        self._targets: dict[str, _Target] = {}
+        self._targets: dict[str, TableSql] = {}
+        self._stale_before = time.monotonic()
+        event.listen(self._engine, "checkout", self._ping_if_idle)
+        event.listen(self._engine, "checkin", self._note_returned)
         if check_schema:
             try:
                 pg_migrations.check_current(self._engine)
@@ -197,20 +326,28 @@ class PostgresStore(Store):
         except sa_exc.SQLAlchemyError as exc:
             raise _translated(exc) from None
 
+    def check_ready(self) -> None:
+        """Reachable, and the schema is this version's (a replica started before a migration
+        it does not know is not ready)."""
+        try:
+            pg_migrations.check_current(self._engine)
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
     def __repr__(self) -> str:
         url = self._engine.url
         return f"PostgresStore(host={url.host!r}, database={url.database!r})"
 
     # ------------------------------------------------------------------ plumbing
 
-    def _target(self, table: str) -> _Target:
+    def _target(self, table: str) -> TableSql:
         target = self._targets.get(table)
         if target is None:
             check_table_name(table)
-            target = self._targets[table] = _Target(table)
+            target = self._targets[table] = TableSql(table)
         return target
 
-    def _check(self, table: str, keys: Collection[str] = ()) -> _Target:
+    def _check(self, table: str, keys: Collection[str] = ()) -> TableSql:
         if self._closed:
             raise RuntimeError("PostgresStore is closed")
         target = self._target(table)
@@ -218,141 +355,369 @@ class PostgresStore(Store):
             check_key(key)
         return target
 
+    def _ping_if_idle(self, dbapi_connection: Any, entry: ConnectionPoolEntry, _proxy: Any) -> None:
+        """Pool ``checkout`` hook: ping a connection that sat in the pool for a while, or was
+        there when another one was found dead; a dead one is replaced (``DisconnectionError``
+        makes the pool connect anew)."""
+        returned = entry.info.get(_RETURNED_AT)
+        if (
+            isinstance(returned, float)
+            and returned > self._stale_before
+            and time.monotonic() - returned < PING_AFTER_IDLE_S
+        ):
+            return
+        try:
+            dbapi_connection.autocommit = True  # the ping opens no transaction
+            try:
+                dbapi_connection.execute("SELECT 1")
+            finally:
+                dbapi_connection.autocommit = False
+        except psycopg.Error:
+            raise sa_exc.DisconnectionError() from None
+
+    @staticmethod
+    def _note_returned(_dbapi_connection: Any, entry: ConnectionPoolEntry) -> None:
+        entry.info[_RETURNED_AT] = time.monotonic()
+
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
-        """One transaction: committed when the block ends, rolled back if it raises."""
+        """One transaction through SQLAlchemy: committed when the block ends, rolled back if
+        it raises."""
         try:
             with self._engine.begin() as connection:
                 yield connection
         except sa_exc.SQLAlchemyError as exc:
             raise _translated(exc) from None
 
+    @contextmanager
+    def _driver(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection's psycopg connection, for one transaction the caller ends with
+        ``COMMIT``; whatever it leaves open is rolled back when the connection goes back."""
+        try:
+            with self._engine.connect() as connection:
+                raw = connection.connection.driver_connection
+                assert isinstance(raw, psycopg.Connection)
+                try:
+                    yield raw
+                except psycopg.Error as exc:
+                    lost = raw.closed or raw.broken or isinstance(exc, psycopg.OperationalError)
+                    if lost:
+                        # Every connection pooled before now is pinged at its next checkout.
+                        self._stale_before = time.monotonic()
+                        connection.invalidate()
+                    raise _driver_error(exc, lost=lost) from None
+        except sa_exc.SQLAlchemyError as exc:
+            raise _translated(exc) from None
+
+    def _single(self, statement: str, params: tuple[Any, ...]) -> list[Any]:
+        """Run one statement as a transaction of its own (autocommit: no ``BEGIN`` or
+        ``COMMIT`` to send, one round trip); its rows, if it returns any."""
+        with self._driver() as raw:
+            raw.autocommit = True
+            try:
+                with raw.cursor() as cursor:
+                    cursor.execute(statement, params)
+                    return cursor.fetchall() if cursor.description is not None else []
+            finally:
+                if not raw.closed:
+                    raw.autocommit = False
+
+    @contextmanager
+    def _explicit(self) -> Iterator[psycopg.ClientCursor[Any]]:
+        """A cursor that sends several statements in one round trip (parameters bound on the
+        client, simple query protocol), on a connection in autocommit mode, for a transaction
+        its statements open with ``BEGIN`` and end with ``COMMIT``; one left open (the updater
+        raised, a statement failed) is rolled back before the connection goes back."""
+        with self._driver() as raw:
+            raw.autocommit = True
+            try:
+                with psycopg.ClientCursor(raw) as cursor:
+                    yield cursor
+            finally:
+                if not raw.closed and not raw.broken:
+                    if raw.info.transaction_status != TransactionStatus.IDLE:
+                        raw.execute("ROLLBACK")
+                    raw.autocommit = False
+
     @staticmethod
-    def _lock(connection: Connection, target: _Target, keys: Collection[str]) -> None:
-        # A statement of its own, never folded into the read that follows: under READ COMMITTED
-        # each statement reads from a snapshot taken when it starts, so only a read that starts
-        # after the lock is granted sees a record the previous holder inserted.
-        ids = sorted({_lock_id(target.name, key) for key in keys})
-        if ids:
-            connection.execute(_LOCK_KEYS, {"ids": ids})
-
-    def _read(
-        self, connection: Connection, target: _Target, keys: Sequence[str], *, for_update: bool
-    ) -> dict[str, Record]:
-        found: dict[str, Record] = {}
-        table = target.table
-        for chunk in _chunks(sorted(set(keys))):
-            query = (
-                select(table.c.key, table.c.value)
-                .where(*target.scope(), table.c.key.in_(chunk))
-                .order_by(table.c.key)
-            )
-            if for_update:
-                query = query.with_for_update()
-            for key, value in connection.execute(query):
-                found[key] = value
-        return found
-
-    def _upsert(self, connection: Connection, target: _Target, items: Mapping[str, Record]) -> None:
-        rows = [target.row(key, value) for key, value in items.items()]
-        for chunk in _chunks(rows):
-            statement = pg_insert(target.table).values(list(chunk))
-            changed = {
-                name: statement.excluded[name] for name in chunk[0] if name not in target.pk()
-            }
-            connection.execute(
-                statement.on_conflict_do_update(index_elements=target.pk(), set_=changed)
-            )
-
-    def _insert_absent(
-        self, connection: Connection, target: _Target, items: Mapping[str, Record]
-    ) -> set[str]:
-        rows = [target.row(key, value) for key, value in items.items()]
-        stored: set[str] = set()
-        for chunk in _chunks(rows):
-            statement = (
-                pg_insert(target.table)
-                .values(list(chunk))
-                .on_conflict_do_nothing(index_elements=target.pk())
-                .returning(target.table.c.key)
-            )
-            stored.update(connection.execute(statement).scalars())
-        return stored
-
-    def _delete(self, connection: Connection, target: _Target, keys: Sequence[str]) -> set[str]:
-        table = target.table
-        gone: set[str] = set()
-        for chunk in _chunks(list(keys)):
-            statement = (
-                delete(table).where(*target.scope(), table.c.key.in_(chunk)).returning(table.c.key)
-            )
-            gone.update(connection.execute(statement).scalars())
-        return gone
+    def _decoded(rows: Sequence[tuple[str, str]]) -> dict[str, Record]:
+        return {key: codec.decode(text) for key, text in rows}
 
     # ------------------------------------------------------------------ the contract
+    #
+    # Each call is one transaction: a single statement in autocommit, or several statements
+    # sent together between BEGIN and COMMIT. Where a read (or a delete, which reads) follows the
+    # advisory lock, the lock stays a statement of its own: under READ COMMITTED each
+    # statement reads from a snapshot taken when it starts, so only a read that starts after
+    # the lock is granted sees a record the previous holder inserted.
 
     def get(self, table: str, key: str) -> Record | None:
         target = self._check(table, (key,))
-        with self._transaction() as connection:
-            return self._read(connection, target, [key], for_update=False).get(key)
+        rows = self._single(target.read, target.keys_params([key]))
+        return self._decoded(rows).get(key)
 
     def put(self, table: str, key: str, value: Record) -> None:
-        codec.encode(value)
         self.put_many(table, {key: value})
 
     def delete(self, table: str, key: str) -> bool:
         target = self._check(table, (key,))
-        with self._transaction() as connection:
-            return bool(self._delete(connection, target, [key]))
+        ids = lock_ids(table, [key])
+        with self._explicit() as cursor:
+            cursor.execute(target.locked_delete, (ids, *target.keys_params([key])))
+            return bool(_result_rows(cursor, 2))
 
     def items(self, table: str) -> list[tuple[str, Record]]:
-        target = self._check(table)
-        t = target.table
+        self._check(table)
+        typed = TYPED.get(table)
+        t = typed.table if typed is not None else KV_RECORDS
+        scope = [] if typed is not None else [KV_RECORDS.c.tbl == table]
         with self._transaction() as connection:
-            rows = connection.execute(
-                select(t.c.key, t.c.value).where(*target.scope()).order_by(t.c.key)
-            )
+            rows = connection.execute(select(t.c.key, t.c.value).where(*scope).order_by(t.c.key))
             return [(key, value) for key, value in rows]
 
+    def items_where(
+        self, table: str, field: str, values: Collection[str]
+    ) -> list[tuple[str, Record]]:
+        self._check(table)
+        target = _Target(table)
+        if target.typed is None or field not in target.typed.extract:
+            return super().items_where(table, field, values)
+        t = target.table
+        query = (
+            select(t.c.key, t.c.value).where(t.c[field].in_(sorted(set(values)))).order_by(t.c.key)
+        )
+        with self._transaction() as connection:
+            return [(key, value) for key, value in connection.execute(query)]
+
+    def items_matching(
+        self,
+        table: str,
+        *,
+        where: Mapping[str, Collection[Scalar]],
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+    ) -> list[tuple[str, Record]]:
+        """Filtered (and ordered) by the typed, indexed columns in SQL; the rows it returns are
+        checked again against the records themselves (a flag column reads an absent field as
+        False), so the answer is exactly the other backends'."""
+        self._check(table)
+        target = _Target(table)
+        if limit is not None and limit < 0:
+            raise ValueError("limit must not be negative")
+        if any(not values for values in where.values()):
+            return []
+        t = target.table
+        conditions: list[ColumnElement[bool]] = [
+            t.c[field].in_(sorted(set(values), key=str))
+            for field, values in where.items()
+            if _column_takes(target, field, values)
+        ]
+        conditions += [
+            t.c[field] <= bound
+            for field, bound in (at_most or {}).items()
+            if _column_takes(target, field, None)
+        ]
+        order_ok = newest_by is None or _column_takes(target, newest_by, None)
+        if not conditions or not order_ok:
+            return super().items_matching(
+                table, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
+        query = select(t.c.key, t.c.value).where(*conditions)
+        if newest_by is None:
+            query = query.order_by(t.c.key)
+        else:
+            query = query.order_by(t.c[newest_by].desc().nulls_last(), t.c.key)
+
+        def read(most: int | None) -> tuple[int, list[tuple[str, Record]]]:
+            with self._transaction() as connection:
+                rows = [(key, value) for key, value in connection.execute(query.limit(most))]
+            kept = select_matching(
+                rows, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+            )
+            return len(rows), kept
+
+        read_count, found = read(limit)
+        if limit is not None and read_count == limit and len(found) < limit:
+            # A row the columns matched but its record did not: read them all, then cut.
+            _, found = read(None)
+        return found
+
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
-        codec.encode(value)
         return bool(self.put_many_if_absent(table, {key: value}))
 
     def update(self, table: str, key: str, fn: Updater) -> Record | None:
         return self.update_many(table, {key: fn})[key]
 
+    @staticmethod
+    def _encoded(items: Mapping[str, Record]) -> dict[str, tuple[str, Record]]:
+        """Each record with its JSON text; a bad value raises before anything is sent."""
+        return {key: (codec.encode(value), value) for key, value in items.items()}
+
     def put_many(self, table: str, items: Mapping[str, Record]) -> None:
         target = self._check(table, items)
-        for value in items.values():
-            codec.encode(value)
-        if not items:
+        encoded = self._encoded(items)
+        if not encoded:
             return
-        with self._transaction() as connection:
-            self._lock(connection, target, items)
-            self._upsert(connection, target, items)
+        ids = lock_ids(table, list(encoded))
+        self._single(target.locked_upsert, (ids, *target.rows_params(encoded)))
 
     def put_many_if_absent(self, table: str, items: Mapping[str, Record]) -> list[str]:
         target = self._check(table, items)
-        for value in items.values():
-            codec.encode(value)
-        if not items:
+        encoded = self._encoded(items)
+        if not encoded:
             return []
-        with self._transaction() as connection:
-            self._lock(connection, target, items)
-            stored = self._insert_absent(connection, target, items)
+        ids = lock_ids(table, list(encoded))
+        rows = self._single(target.locked_insert_absent, (ids, *target.rows_params(encoded)))
+        stored = {key for (key,) in rows}
         return [key for key in items if key in stored]
 
     def update_many(self, table: str, updates: Mapping[str, Updater]) -> dict[str, Record | None]:
         target = self._check(table, updates)
-        with self._transaction() as connection:
-            self._lock(connection, target, updates)
-            olds = self._read(connection, target, list(updates), for_update=True)
-            plan = plan_updates(olds, updates)
-            if plan.puts:
-                self._upsert(connection, target, plan.puts)
+        keys = sorted(updates)
+        with self._explicit() as cursor:
+            # One round trip: BEGIN, the locks, the locked read.
+            cursor.execute(
+                target.begin_lock_read, (lock_ids(table, keys), *target.keys_params(keys))
+            )
+            plan = plan_updates(self._decoded(_result_rows(cursor, 2)), updates)
+            # A second: the writes and COMMIT.
+            statements: list[str] = []
+            params: list[Any] = []
+            encoded = self._encoded(plan.puts)
+            if encoded:
+                statements.append(target.upsert)
+                params += target.rows_params(encoded)
             if plan.deletes:
-                self._delete(connection, target, plan.deletes)
+                statements.append(target.delete)
+                params += target.keys_params(plan.deletes)
+            cursor.execute("; ".join([*statements, COMMIT]), params)
         return plan.results
+
+    # ------------------------------------------------------------------ leases
+
+    def _check_queue(self, queue: str, keys: Collection[str] = ()) -> None:
+        if self._closed:
+            raise RuntimeError("PostgresStore is closed")
+        check_table_name(queue)
+        for key in keys:
+            check_key(key)
+
+    def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
+        self._check_queue(queue, (key,))
+        row = {"queue": queue, "key": key, "due_at": due_at, "ready_at": due_at}
+        statement = pg_insert(WORK_LEASES).values(row)
+        pk = ["queue", "key"]
+        if if_absent:
+            statement = statement.on_conflict_do_nothing(index_elements=pk)
+        else:
+            statement = statement.on_conflict_do_update(
+                index_elements=pk,
+                set_={"due_at": due_at, "ready_at": due_at, "owner": None, "lease_until": None},
+            )
+        with self._transaction() as connection:
+            return bool(connection.execute(statement.returning(WORK_LEASES.c.key)).first())
+
+    def schedule_many(
+        self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
+    ) -> list[str]:
+        statement = _SCHEDULE_MANY_IF_ABSENT if if_absent else _SCHEDULE_MANY
+        return self._write_many(queue, due, statement, {})
+
+    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+        return self._write_many(queue, due, _RELEASE_MANY, {"owner": owner})
+
+    def _write_many(
+        self, queue: str, due: Mapping[str, float], statement: Any, extra: dict[str, Any]
+    ) -> list[str]:
+        """One statement (and commit) per ``BULK_KEYS`` keys; the keys it wrote, in order."""
+        self._check_queue(queue, due)
+        keys = list(due)
+        written: set[str] = set()
+        for start in range(0, len(keys), BULK_KEYS):
+            batch = keys[start : start + BULK_KEYS]
+            params = {"queue": queue, "keys": batch, "dues": [due[k] for k in batch], **extra}
+            with self._transaction() as connection:
+                written.update(connection.execute(statement, params).scalars())
+        return [key for key in keys if key in written]
+
+    def unschedule(self, queue: str, key: str) -> bool:
+        self._check_queue(queue, (key,))
+        t = WORK_LEASES
+        statement = delete(t).where(t.c.queue == queue, t.c.key == key).returning(t.c.key)
+        with self._transaction() as connection:
+            return bool(connection.execute(statement).first())
+
+    def claim_due(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+    ) -> list[Claim]:
+        self._check_queue(queue)
+        if limit <= 0:
+            return []
+        params = {
+            "queue": queue,
+            "owner": owner,
+            "now": now,
+            "due_by": due_by,
+            "until": now + lease_s,
+            "limit": limit,
+            "share": max(share, 1),
+        }
+        with self._transaction() as connection:
+            rows = connection.execute(CLAIM_DUE, params).all()
+        claims = (Claim(key, due_at, bool(over)) for key, due_at, over in rows)
+        return sorted(claims, key=lambda c: c.due_at)
+
+    def claim_keys(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        self._check_queue(queue, keys)
+        if not keys:
+            return []
+        params = {
+            "queue": queue,
+            "keys": list(keys),
+            "owner": owner,
+            "now": now,
+            "until": now + lease_s,
+        }
+        with self._transaction() as connection:
+            claimed = set(connection.execute(_CLAIM_KEYS, params).scalars())
+        return [key for key in dict.fromkeys(keys) if key in claimed]
+
+    def renew(
+        self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        self._check_queue(queue, keys)
+        if not keys:
+            return []
+        params = {"queue": queue, "keys": list(keys), "owner": owner, "until": now + lease_s}
+        with self._transaction() as connection:
+            held = set(connection.execute(_RENEW, params).scalars())
+        return [key for key in dict.fromkeys(keys) if key in held]
+
+    def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
+        self._check_queue(queue, (key,))
+        params: dict[str, Any] = {"queue": queue, "key": key, "owner": owner}
+        with self._transaction() as connection:
+            if due_at is None:
+                result = connection.execute(_RELEASE_DONE, params)
+            else:
+                result = connection.execute(_RELEASE, {**params, "due": due_at})
+            return bool(result.rowcount)
+
+    def holders(self, queue: str, *, now: float) -> int:
+        self._check_queue(queue)
+        with self._transaction() as connection:
+            return int(connection.execute(_HOLDERS, {"queue": queue, "now": now}).scalar_one())
 
     def close(self) -> None:
         if not self._closed:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import timedelta
 from typing import Any, Generic, Literal, TypeVar
 
@@ -28,6 +28,7 @@ from suggestbot.store.feedback import UsageDay, Vote
 from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
 from suggestbot.store.offers import Offer, Watch
 from suggestbot.store.thread_bindings import ThreadBinding
+from suggestbot.store.work_queue import WorkQueue
 from suggestbot.store.workspaces import (
     OAuthState,
     ServiceCredentials,
@@ -280,6 +281,52 @@ class View(Generic[T]):
         for _, record in self.items():
             yield record
 
+    def where(self, field: str, values: Collection[str]) -> Iterator[T]:
+        """The records whose ``field`` is one of ``values`` (read by index where there is one)."""
+        for _, raw in self._store.items_where(self._name, field, values):
+            yield self._model.model_validate(raw)
+
+    def matching(
+        self,
+        *,
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+        **fields: str | bool | Collection[str],
+    ) -> list[T]:
+        """The records whose every named field has the value given (or one of the values)
+        and whose numeric fields in ``at_most`` are at most their bounds, e.g.
+        ``matching(team_id=t, user_id=u, state=FINISHED, newest_by="created_at", limit=5)``.
+
+        Read by index where there is one (PostgreSQL), never by reading the whole table there;
+        key order, or ``newest_by`` (a numeric field) largest first, at most ``limit``.
+        """
+        found = self.items_matching(at_most=at_most, newest_by=newest_by, limit=limit, **fields)
+        return [record for _, record in found]
+
+    def items_matching(
+        self,
+        *,
+        at_most: Mapping[str, float] | None = None,
+        newest_by: str | None = None,
+        limit: int | None = None,
+        **fields: str | bool | Collection[str],
+    ) -> list[tuple[str, T]]:
+        """:meth:`matching` with each record's key."""
+        known = self._model.model_fields
+        named = [*fields, *(at_most or {}), *([newest_by] if newest_by else [])]
+        for name in named:
+            if name not in known:
+                raise ValueError(f"{self._model.__name__} has no field {name!r}")
+        where = {
+            name: (value,) if isinstance(value, str | bool) else tuple(value)
+            for name, value in fields.items()
+        }
+        pairs = self._store.items_matching(
+            self._name, where=where, at_most=at_most, newest_by=newest_by, limit=limit
+        )
+        return [(key, self._model.model_validate(raw)) for key, raw in pairs]
+
 
 class Table(View[T]):
     """Typed access to one table of the store.
@@ -408,3 +455,13 @@ class Records:
             store, SERVICE_CREDENTIALS, ServiceCredentials
         )
         self.oauth_states: Table[OAuthState] = Table(store, "oauth_states", OAuthState)
+        # Units of deferred work, leased to one process at a time: the next poll of each
+        # watched run, keyed by request id.
+        self.run_polls = WorkQueue(store, "run_polls")
+        # A brief waiting to be sent (or sent again after Retry-After), keyed by request id.
+        self.run_sends = WorkQueue(store, "run_sends")
+        # Periodic passes that one replica at a time runs (forgetting old state), keyed by name.
+        self.maintenance = WorkQueue(store, "maintenance")
+        # One unit per live process that claims work, keyed by its owner id and leased to it:
+        # how many share the work (a fair share each), and a dead one's unit is swept away.
+        self.replicas = WorkQueue(store, "replicas")

@@ -90,6 +90,9 @@ _EN: dict[str, str] = {
     "Up to 3,000 characters here; longer briefs (to 4,000) via `/suggest brief <text>`.",
     "brief.variants": "Variants",
     "brief.returned": "Here is your brief as you typed it, to shorten and send again:",
+    "outage.command": "I can't take requests for a moment: my storage cannot be reached. "
+    "Nothing was done — please send it again in a minute.",
+    "outage.returned": "Here is what you typed, to send again:",
     "brief.long_kept": "Your brief of {count} characters is kept as you typed it and sent "
     "with the choices below.",
     "brief.loading": "Loading segments and use cases…",
@@ -665,6 +668,9 @@ _DE: dict[str, str] = {
     "3.000 Zeichen; längere Briefings (bis 4.000) über `/suggest brief <Text>`.",
     "brief.variants": "Varianten",
     "brief.returned": "Hier ist dein Briefing wie eingegeben, zum Kürzen und erneut Senden:",
+    "outage.command": "Ich kann gerade keine Anfragen annehmen: mein Speicher ist nicht "
+    "erreichbar. Es ist nichts passiert — bitte sende es in einer Minute noch einmal.",
+    "outage.returned": "Hier ist, was du eingegeben hast, zum erneut Senden:",
     "brief.long_kept": "Dein Briefing mit {count} Zeichen bleibt wie eingegeben und wird mit "
     "der Auswahl unten gesendet.",
     "brief.loading": "Segmente und Anwendungsfälle werden geladen…",

@@ -46,6 +46,7 @@ class Due:
 
     digest: Digest
     occurrence: Occurrence
+    wave: str | None = None  # the wave's minute: its marks name it (and this process)
 
     @property
     def key(self) -> str:
@@ -117,6 +118,8 @@ def _settle_earlier_claim(
         writes.share(_shared_root(deps, item.digest, found, found_ts))
     done = DigestDelivery(
         state="posted",
+        owner=deps.owner,
+        wave=item.wave,
         ts=found_ts,
         version=found.version if found else None,
         at=claimed_at,
@@ -159,7 +162,12 @@ def _post(
     version = found.version if found else None
     if message is None:
         quiet = DigestDelivery(
-            state="quiet", version=version, at=claimed_at, problem=content.problem
+            state="quiet",
+            owner=deps.owner,
+            wave=item.wave,
+            version=version,
+            at=claimed_at,
+            problem=content.problem,
         )
         _record_done(deps, item, quiet, writes)
         return "quiet"
@@ -177,6 +185,8 @@ def _post(
         writes.share(_shared_root(deps, digest, found, ts))
     done = DigestDelivery(
         state="posted",
+        owner=deps.owner,
+        wave=item.wave,
         ts=ts,
         version=version,
         at=claimed_at,
@@ -225,7 +235,9 @@ def _record_done(deps: Deps, item: Due, done: DigestDelivery, writes: PendingWri
 def _slack_failed(deps: Deps, item: Due, claimed_at: float, error: str) -> str:
     """Slack refused: a dead channel pauses the digest; anything else is retried next minute
     (the claim stays, so the retry first looks for a post)."""
-    failed = DigestDelivery(state="failed", at=claimed_at, error=error)
+    failed = DigestDelivery(
+        state="failed", owner=deps.owner, wave=item.wave, at=claimed_at, error=error
+    )
     deps.records.digest_deliveries.put(item.key, failed)
     if error in slackio.UNREACHABLE_CHANNEL:
         subscriptions.pause_unreachable(deps, item.digest.id, error)

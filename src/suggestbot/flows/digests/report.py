@@ -18,6 +18,7 @@ class WaveReport:
     quiet: int = 0  # nothing posted, by the digest's setting
     recovered: int = 0  # found already posted by a wave that died
     already: int = 0
+    elsewhere: int = 0  # posted by another replica running the same wave
     failed: int = 0
     paused: int = 0
     late: int = 0

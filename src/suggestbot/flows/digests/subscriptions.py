@@ -86,9 +86,10 @@ def create(
 
 def visible(deps: Deps, *, team_id: str, channel_id: str, user_id: str) -> list[Digest]:
     """The channel's digests, then the user's own in other channels."""
-    mine = [d for d in deps.records.digests.values() if d.team_id == team_id]
-    here = [d for d in mine if d.channel_id == channel_id]
-    elsewhere = [d for d in mine if d.channel_id != channel_id and d.created_by == user_id]
+    digests = deps.records.digests
+    here = digests.matching(team_id=team_id, channel_id=channel_id)
+    theirs = digests.matching(team_id=team_id, created_by=user_id)
+    elsewhere = [d for d in theirs if d.channel_id != channel_id]
     return sorted(here, key=lambda d: d.created_at) + sorted(elsewhere, key=lambda d: d.created_at)
 
 
@@ -96,18 +97,11 @@ def find(deps: Deps, asker: Asker, ref: str) -> Digest | None:
     """The digest ``ref`` names (its id or the start of it); without ``ref``, the channel's only
     digest. None when there is no such digest or the choice is not unique."""
     ref = ref.strip().lower()
+    digests = deps.records.digests
     if ref:
-        matches = [
-            d
-            for d in deps.records.digests.values()
-            if d.team_id == asker.team_id and d.id.startswith(ref)
-        ]
+        matches = [d for d in digests.matching(team_id=asker.team_id) if d.id.startswith(ref)]
     else:
-        matches = [
-            d
-            for d in deps.records.digests.values()
-            if d.team_id == asker.team_id and d.channel_id == asker.channel_id
-        ]
+        matches = digests.matching(team_id=asker.team_id, channel_id=asker.channel_id)
     return matches[0] if len(matches) == 1 else None
 
 

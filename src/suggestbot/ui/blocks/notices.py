@@ -144,14 +144,14 @@ def build_help(*, lang: str, intro: str | None = None) -> Message:
     return Message(text=intro or t("help.title", lang), blocks=[b.to_dict() for b in blocks])
 
 
-def build_returned_text(*, lang: str, problem: str, text: str) -> Message:
+def build_returned_text(
+    *, lang: str, problem: str, text: str, intro_key: str = "brief.returned"
+) -> Message:
     """A refusal that hands the user's whole text back (plain, split within Slack's limits), so
     nothing they typed is lost."""
     blocks: list[Block] = [
         SectionBlock(block_id="problem", text=MarkdownTextObject(text=problem)),
-        SectionBlock(
-            block_id="returned-intro", text=MarkdownTextObject(text=t("brief.returned", lang))
-        ),
+        SectionBlock(block_id="returned-intro", text=MarkdownTextObject(text=t(intro_key, lang))),
     ]
     chunks = split_text(text)[: MESSAGE_BLOCKS_MAX - len(blocks)]
     blocks += [
@@ -159,3 +159,11 @@ def build_returned_text(*, lang: str, problem: str, text: str) -> Message:
         for i, chunk in enumerate(chunks)
     ]
     return Message(text=problem, blocks=[b.to_dict() for b in blocks])
+
+
+def build_outage_answer(*, lang: str, typed: str) -> Message:
+    """The answer to a command that came while the store could not be reached: nothing was
+    done, and what the user typed comes back to be sent again."""
+    return build_returned_text(
+        lang=lang, problem=t("outage.command", lang), text=typed, intro_key="outage.returned"
+    )

@@ -3,6 +3,8 @@ brief modal prefilled with the text."""
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 from suggestbot.contentapi.checks import check_brief
@@ -10,11 +12,19 @@ from suggestbot.flows import brief, linking
 from suggestbot.flows.brief_modal import open_brief_modal, quick_request
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners.askers import answer_command
+from suggestbot.store import StoreUnavailable
 from suggestbot.store.records import HeldInput
 from suggestbot.ui import field_errors
 from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
 from suggestbot.ui.blocks.notices import build_connect_needed, build_returned_text
 from suggestbot.ui.payloads import parse_command
+
+log = logging.getLogger(__name__)
+
+# When a recorded brief's send meets an unreachable store: how often to look whether it is
+# back, and for how long before leaving the brief to the recovery at the next start.
+STORE_RETRY_S = 0.5
+STORE_WAIT_S = 600.0
 
 
 def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
@@ -43,8 +53,51 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
 
 
 def launch(deps: Deps, request_id: str, response_url: str | None) -> None:
-    """Send a brief recorded before the ack."""
-    brief.launch(deps, request_id, response_url=response_url)
+    """Send a brief recorded before the ack.
+
+    If the store goes away meanwhile (a database restarting), the brief is taken up again once
+    the store is back, from the state it reached — as recovery does after a crash — so that it
+    does not wait for the next start.
+    """
+    try:
+        brief.launch(deps, request_id, response_url=response_url)
+    except StoreUnavailable:
+        log.warning(
+            "request %s: the store cannot be reached; resuming it once it is back", request_id
+        )
+        resume_when_store_is_back(deps, request_id)
+
+
+def resume_when_store_is_back(
+    deps: Deps, request_id: str, *, every_s: float = STORE_RETRY_S, give_up_s: float = STORE_WAIT_S
+) -> None:
+    """Wait (in this background thread) until the store answers, then hand the request to the
+    timers by the state it reached: sent (again) if no run was accepted yet — a run already
+    created is adopted, not created twice — else watched."""
+    deadline = time.monotonic() + give_up_s
+    while True:
+        try:
+            req = deps.records.requests.get(request_id)
+            break
+        except StoreUnavailable:
+            if time.monotonic() > deadline:
+                log.error(
+                    "request %s: the store stayed unreachable for %.0f s; it is resumed at the "
+                    "next start",
+                    request_id,
+                    give_up_s,
+                )
+                return
+            time.sleep(every_s)
+    if req is None:
+        return
+    if req.state in ("new", "sending", "delayed"):
+        deps.timers.send_later(request_id, at=deps.clock())
+    elif req.state in ("submitted", "posting"):
+        deps.timers.watch_run(request_id, delay_s=0)
+    else:
+        return
+    log.info("request %s: the store is back; resumed it (%s)", request_id, req.state)
 
 
 def send(deps: Deps, body: dict[str, Any], rest: str) -> None:

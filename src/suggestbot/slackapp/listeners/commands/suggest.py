@@ -23,6 +23,8 @@ from suggestbot.slackapp.listeners.commands import (
     linking,
     lists,
 )
+from suggestbot.slackapp.listeners.middleware import store_outage
+from suggestbot.store import StoreUnavailable
 from suggestbot.ui.payloads import parse_command
 
 COMMAND = "/suggest"
@@ -49,7 +51,12 @@ def register(app: App, deps: Deps) -> None:
     def suggest(ack: Ack, body: dict[str, Any]) -> None:
         # A brief that can go straight to a run is recorded before the ack: Slack never resends
         # a command it had an answer for, so a crash right after the ack must not lose it.
-        recorded = brief.record_quick_brief(deps, body)
+        try:
+            recorded = brief.record_quick_brief(deps, body)
+        except StoreUnavailable:
+            # The store went away after the delivery was let through: nothing was recorded.
+            ack(**store_outage.command_reply(deps, body))
+            return
         ack()
         response_url = body.get("response_url")
 

@@ -3,7 +3,8 @@
 Slack retries an event it thinks was not acknowledged (with ``X-Slack-Retry-Num``), sometimes
 while the first delivery is still being handled; a double click or a resent request repeats
 a ``trigger_id``. The first delivery wins, atomically, through the store's delivery log, which
-outlives restarts.
+outlives restarts and is shared by every replica on one database. While the store cannot be
+reached, nothing is recorded and the delivery gets ``store_outage``'s answer.
 
 The same write keeps a delivery that starts work until that work is done (see
 ``listeners.interactions``): it happens here, before any listener runs, so before any ack.
@@ -20,6 +21,8 @@ from slack_bolt import App, BoltContext, BoltResponse
 from suggestbot.flows import interactions as current_interaction
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
+from suggestbot.slackapp.listeners.middleware import store_outage
+from suggestbot.store import StoreUnavailable
 from suggestbot.ui.payloads import delivery_key
 
 log = logging.getLogger(__name__)
@@ -34,7 +37,11 @@ def register(app: App, deps: Deps) -> None:
         kept = None
         if key is not None and deps.deliveries is not None:
             kept = interactions.seal(deps, body, bot_user_id=context.bot_user_id)
-            if not deps.deliveries.first_time(key, pending=kept):
+            try:
+                first = deps.deliveries.first_time(key, pending=kept)
+            except StoreUnavailable:
+                return store_outage.answer(deps, body)
+            if not first:
                 log.info("ignoring a repeated Slack delivery (%s)", key.split(":", 1)[0])
                 return BoltResponse(status=200, body="")
         # The listener and the work it hands over run in copies of this context: the work

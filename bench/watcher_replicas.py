@@ -1,0 +1,546 @@
+"""20,000 runs watched by three replicas on one PostgreSQL: is each run read on time, what does
+a poll cost each replica, how is the work shared, and how soon does a killed replica's work
+come back?
+
+Everything is a real process: PostgreSQL 15 (a throwaway cluster on loopback, ``fsync`` on),
+the sandbox (holding ``--runs`` runs that stay queued, so every poll is a full one) and
+``--replicas`` ``suggestbot serve`` processes configured as an operator would (one database URL;
+each replica its own machine credential of the same tenant, so that the service can tell who
+asked). The Slack emulator runs in this process; no run changes state, so it is not called.
+
+Once the replicas serve, the app's requests are written into the database in bulk (state
+``submitted``, as the brief flow leaves them) with their first polls due over the next 10 s,
+as ``watcher_scale.py`` seeds them; from then on the replicas claim the polls through the
+leases and follow the contract's schedule (10 s apart: ``--runs`` / 10 polls a second).
+
+Lateness is taken when the service's answer is read, from two records kept outside the app:
+- *due*: every time a replica writes a run's next poll (``work_leases.due_at``), a trigger in
+  the benchmark's database notes the new due time and the lease owner that served the poll
+  before (one extra row insert inside the app's own transaction);
+- *read*: the sandbox notes every run it returns (listing pages and single reads) with the
+  time the answer left and the machine credential that asked.
+A poll due at ``d`` served by replica R is read at R's last read of the run before R wrote
+the next due time, and no earlier than ``d`` less the early tolerance (10 % of the interval):
+R's rolling sweep also meets the run on pages before R has claimed it, and those reads serve
+no poll (the last read is the one R acted on; if anything this overstates lateness).
+Lateness = read - due (negative for a poll read early to join a sweep).
+
+Takeover (``--kills``): a replica is SIGKILLed; the polls it held (leases naming it at that
+moment) are read again by another replica's credential; takeover = that read - the kill, per
+poll, and per kill the time until the last of them was read. The victim is then restarted.
+
+Goals: lateness p99 < 1 s; every poll due in the window served; every held poll taken over
+within one lease period plus the interval's early tolerance after its lease ran out (reported
+next to the lease period, which is the expectation).
+
+Usage: python bench/watcher_replicas.py [--runs 20000] [--replicas 3] [--seconds 120]
+       [--kills 3] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import os
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+from benchkit import (
+    Goal,
+    ServeReplica,
+    ServiceRead,
+    child_cpu_seconds,
+    child_env,
+    create_runs,
+    goal_rows,
+    goals_json,
+    load_average,
+    load_read_log,
+    machine,
+    quiet_logging,
+    recording_sandbox_process,
+    report,
+    spread,
+)
+
+from suggestbot.jobs.timers import EARLY_SHARE
+from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
+from suggestbot.slackemu import SlackEmulator
+from suggestbot.store import generate_key
+from suggestbot.store.postgres import PostgresStore
+from suggestbot.store.records import Records, Request
+
+INTERVAL_S = 10.0  # the guidance's poll interval in a run's first 3 minutes
+HORIZON_S = EARLY_SHARE * INTERVAL_S  # a poll may be read this early to join a sweep
+LEASE_S = INTERVAL_S  # the app's lease period: one poll interval
+LATENESS_GOAL_S = 1.0
+MAX_SECONDS = 150.0  # the window stays inside the schedule's first 3 minutes
+SEED_CHUNK = 1000
+SETTLE_S = 12.0  # after a (re)start, before measuring or killing
+RESTART_TIMEOUT_S = 600.0
+
+DUE_LOG = """
+CREATE TABLE bench_poll_dues (
+    key text NOT NULL, due_at double precision NOT NULL, served_by text,
+    noted_at double precision NOT NULL
+);
+CREATE FUNCTION bench_note_due() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO bench_poll_dues
+    VALUES (NEW.key, NEW.due_at, OLD.owner, extract(epoch FROM clock_timestamp()));
+    RETURN NULL;
+END $$;
+CREATE TRIGGER bench_note_due AFTER UPDATE ON work_leases FOR EACH ROW
+WHEN (NEW.queue = 'run_polls' AND NEW.due_at IS DISTINCT FROM OLD.due_at)
+EXECUTE FUNCTION bench_note_due();
+"""
+
+
+def progress(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+@dataclass
+class Kill:
+    replica: str
+    at: float
+    held: dict[str, float]  # request id -> the due time of the poll it held
+
+
+def pid_of(owner: str | None) -> int | None:
+    """The process id inside a lease owner (``host:pid:instance``)."""
+    if not owner:
+        return None
+    parts = owner.split(":")
+    return int(parts[-2]) if len(parts) >= 3 and parts[-2].isdigit() else None
+
+
+def seed(url: str, *, team_id: str, run_ids: list[str]) -> tuple[dict[str, str], dict[str, float]]:
+    """Requests in state ``submitted`` and their first polls, due over the next interval, written
+    in bulk. Returns request id -> run id and request id -> first due time."""
+    import random
+
+    run_of: dict[str, str] = {}
+    with PostgresStore(url) as store:
+        records = Records(store)
+        for start in range(0, len(run_ids), SEED_CHUNK):
+            chunk: dict[str, Request] = {}
+            for run_id in run_ids[start : start + SEED_CHUNK]:
+                req = Request(
+                    team_id=team_id,
+                    user_id="U0WATCHER",
+                    channel_id="C0WATCHER",
+                    body={"type": "steered_generation", "steering_text": "x"},
+                    state="submitted",
+                    run_id=run_id,
+                    run_status="queued",
+                    attempt=0,
+                    sent_at=time.time(),
+                )
+                chunk[req.id] = req
+                run_of[req.id] = run_id
+            records.requests.put_many(chunk)
+    now = time.time()
+    first = {key: now + random.uniform(0, INTERVAL_S) for key in run_of}
+    copy_in = "COPY work_leases (queue, key, due_at, ready_at) FROM STDIN"
+    with (
+        psycopg.connect(url) as connection,
+        connection.cursor() as cursor,
+        cursor.copy(copy_in) as copy,
+    ):
+        for key, due in first.items():
+            copy.write_row(("run_polls", key, due, due))
+    return run_of, first
+
+
+def served_polls(
+    *,
+    dues: dict[str, list[tuple[float, str | None, float]]],
+    first: dict[str, float],
+    run_of: dict[str, str],
+    reads: dict[str, list[ServiceRead]],
+    client_of_pid: dict[int, str],
+) -> list[tuple[str, float, float, int | None]]:
+    """Every poll that was served: (request id, due, read, serving pid). ``dues`` holds, per
+    request, each next due time written, the owner that served the poll before, and when."""
+    out: list[tuple[str, float, float, int | None]] = []
+    for key, written in dues.items():
+        written.sort(key=lambda w: w[2])
+        due = first.get(key)
+        runs = reads.get(run_of.get(key, ""), [])
+        times = [r.at for r in runs]
+        for next_due, owner, noted in written:
+            if due is not None:
+                pid = pid_of(owner)
+                client = client_of_pid.get(pid) if pid is not None else None
+                # The serving read is the replica's last read of the run before it wrote the
+                # next due time: a rolling sweep also meets the run on pages before it has
+                # claimed it, and those reads serve no poll.
+                start = bisect.bisect_left(times, due - HORIZON_S)
+                end = bisect.bisect_right(times, noted)
+                for read in reversed(runs[start:end]):
+                    if read.caller == client:
+                        out.append((key, due, read.at, pid))
+                        break
+            due = next_due
+    return out
+
+
+def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    from benchkit import bench_pg_cluster
+
+    cluster = bench_pg_cluster()
+    admin_key = secrets.token_hex(12)
+    read_log = work / "reads.log"
+    replicas: list[ServeReplica] = []
+    try:
+        db_url = cluster.create_database("bench_watch")
+        with PostgresStore(db_url, check_schema=False) as store:
+            store.upgrade_schema()
+        with psycopg.connect(db_url, autocommit=True) as connection:
+            connection.execute(DUE_LOG.encode())
+        with (
+            recording_sandbox_process(admin_key=admin_key, read_log=read_log) as (sbx_pid, url),
+            SlackEmulator() as emu,
+        ):
+            admin = httpx.Client(base_url=url, headers={ADMIN_KEY_HEADER: admin_key}, timeout=60)
+            queued = {"run_timing": {"queued_s": 1e6}}  # every poll sees an unfinished run
+            admin.patch("/sandbox/faults", json=queued).raise_for_status()
+            started = time.monotonic()
+            run_ids = create_runs(url, args.runs)
+            created_s = time.monotonic() - started
+            progress(f"created {len(run_ids)} runs in {created_s:.1f} s")
+
+            secret_keys = generate_key()
+            client_of: dict[str, str] = {}
+            for number in range(1, args.replicas + 1):
+                got = admin.post(f"/sandbox/tenants/{DEMO.tenant_id}/credentials", json={})
+                got.raise_for_status()
+                credential = got.json()
+                name = f"replica-{number}"
+                client_of[name] = credential["client_id"]
+                env = child_env(
+                    {
+                        "SLACK_BOT_TOKEN": emu.bot_token,
+                        "SLACK_SIGNING_SECRET": "bench-signing-secret",
+                        "SLACK_API_URL": emu.api_url,
+                        "CONTENT_API_URL": url,
+                        "CONTENT_CLIENT_ID": credential["client_id"],
+                        "CONTENT_CLIENT_SECRET": credential["client_secret"],
+                        "SUGGESTBOT_SECRET_KEYS": secret_keys,
+                        "SUGGESTBOT_DATABASE_URL": db_url,
+                        "SUGGESTBOT_DATA_DIR": str(work / name / "data"),
+                        "LOG_LEVEL": "INFO",
+                    }
+                )
+                replicas.append(ServeReplica(name=name, env=env, log_path=work / f"{name}.log"))
+            client_of_pid: dict[int, str] = {}
+            replica_of_pid: dict[int, str] = {}
+            for replica in replicas:
+                replica.start()
+                client_of_pid[replica.pid] = client_of[replica.name]
+                replica_of_pid[replica.pid] = replica.name
+            progress(f"{len(replicas)} replicas serve")
+
+            started = time.monotonic()
+            run_of, first = seed(db_url, team_id=emu.team_id, run_ids=run_ids)
+            seeded_s = time.monotonic() - started
+            progress(f"seeded {len(run_of)} requests and their polls in {seeded_s:.1f} s")
+
+            time.sleep(INTERVAL_S + 2)  # every run has had its first poll
+            load_before = load_average()
+            admin.delete("/sandbox/counters").raise_for_status()
+            cpu0 = {r.name: child_cpu_seconds(r.pid) or 0.0 for r in replicas}
+            pg_cpu0 = _postgres_cpu(cluster.data)
+            sbx_cpu0 = child_cpu_seconds(sbx_pid) or 0.0
+            w0 = time.time()
+            time.sleep(args.seconds)
+            w1 = time.time()
+            cpu1 = {r.name: child_cpu_seconds(r.pid) or 0.0 for r in replicas}
+            pg_cpu1 = _postgres_cpu(cluster.data)
+            sbx_cpu1 = child_cpu_seconds(sbx_pid) or 0.0
+            served = admin.get("/sandbox/counters").json()
+            load_after = load_average()
+            progress("window over")
+
+            kills: list[Kill] = []
+            restarts_s: list[float] = []
+            for number in range(args.kills):
+                victim = replicas[number % len(replicas)]
+                pid = victim.pid
+                at = time.time()
+                victim.kill()
+                with psycopg.connect(db_url) as connection:
+                    rows = connection.execute(
+                        "SELECT key, due_at FROM work_leases WHERE queue = 'run_polls' "
+                        "AND owner LIKE %s",
+                        (f"%:{pid}:%",),
+                    ).fetchall()
+                kills.append(Kill(victim.name, at, {k: d for k, d in rows if k in run_of}))
+                progress(f"killed {victim.name}: it held {len(rows)} polls")
+                time.sleep(LEASE_S * 2 + 5)
+                if number == args.kills - 1:
+                    break
+                # Its start-up recovery resumes every unfinished request first: with 20,000
+                # that takes a while, and is a figure of its own.
+                restart_at = time.monotonic()
+                try:
+                    victim.start(timeout_s=RESTART_TIMEOUT_S)
+                except RuntimeError as exc:
+                    progress(f"{victim.name} did not restart; no more kills: {exc}")
+                    break
+                restarts_s.append(round(time.monotonic() - restart_at, 1))
+                client_of_pid[victim.pid] = client_of[victim.name]
+                replica_of_pid[victim.pid] = victim.name
+                progress(f"restarted {victim.name} in {restarts_s[-1]} s")
+                time.sleep(SETTLE_S)
+        for replica in replicas:
+            replica.stop()
+        replicas = []
+        with psycopg.connect(db_url) as connection:
+            rows = connection.execute(
+                "SELECT key, due_at, served_by, noted_at FROM bench_poll_dues"
+            ).fetchall()
+    finally:
+        for replica in replicas:
+            replica.stop()
+        cluster.remove()
+
+    dues: dict[str, list[tuple[float, str | None, float]]] = {}
+    for key, due_at, served_by, noted_at in rows:
+        dues.setdefault(key, []).append((due_at, served_by, noted_at))
+    reads = load_read_log(read_log)
+    polls = served_polls(
+        dues=dues, first=first, run_of=run_of, reads=reads, client_of_pid=client_of_pid
+    )
+    in_window = [p for p in polls if w0 <= p[2] <= w1]
+    lateness = [read - due for _, due, read, _ in in_window]
+    by_replica = Counter(replica_of_pid.get(pid or -1, "?") for *_, pid in in_window)
+    # Every poll due in the window (but its last seconds) should have been served by its end.
+    due_in_window = _dues_between(dues, first, w0, w1 - 2 * HORIZON_S - 3)
+    served_keys = {(key, round(due, 6)) for key, due, read, _ in polls if read <= w1 + 5}
+    unserved = sum(1 for item in due_in_window if item not in served_keys)
+
+    n = len(in_window)
+    requests = served.get("GET /v1/generation-runs", 0) + served.get(
+        "GET /v1/generation-runs/{run_id}", 0
+    )
+    per_replica = {}
+    for replica_name in sorted(client_of):
+        count = by_replica.get(replica_name, 0)
+        cpu = cpu1[replica_name] - cpu0[replica_name]
+        per_replica[replica_name] = {
+            "polls": count,
+            "share": round(count / n, 3) if n else None,
+            "cpu_s": round(cpu, 2),
+            "cpu_s_per_1000_polls": round(cpu / count * 1000, 3) if count else None,
+        }
+
+    served_at = {(key, round(due, 6)): (read, pid) for key, due, read, pid in polls}
+    takeovers = []
+    for kill in kills:
+        victim_pids = {p for p, name in replica_of_pid.items() if name == kill.replica}
+        waits: list[float] = []
+        late: list[float] = []
+        missing = 0
+        for key, due in kill.held.items():
+            found = served_at.get((key, round(due, 6)))
+            if found is None or found[1] in victim_pids or found[0] < kill.at:
+                missing += 1
+                continue
+            waits.append(found[0] - kill.at)
+            late.append(found[0] - due)
+        takeovers.append(
+            {
+                "replica": kill.replica,
+                "held": len(kill.held),
+                "not_taken_over": missing,
+                "kill_to_served_s": spread(waits),
+                "lateness_of_held_s": spread(late),
+                "all_served_s": round(max(waits), 3) if waits else None,
+            }
+        )
+    all_served = [t["all_served_s"] for t in takeovers if t["all_served_s"] is not None]
+    return {
+        "runs": args.runs,
+        "replicas": args.replicas,
+        "measured_s": round(w1 - w0, 1),
+        "polls": n,
+        "polls_per_s": round(n / (w1 - w0), 1),
+        "lateness_s": spread(lateness),
+        "polls_due_not_served": unserved,
+        "polls_due_in_window": len(due_in_window),
+        "listing_pages": served.get("GET /v1/generation-runs", 0),
+        "single_run_reads": served.get("GET /v1/generation-runs/{run_id}", 0),
+        "requests_per_1000_polls": round(requests / n * 1000, 1) if n else None,
+        "per_replica": per_replica,
+        "sandbox_cpu_s": round(sbx_cpu1 - sbx_cpu0, 2),
+        "postgres_cpu_s": round(pg_cpu1 - pg_cpu0, 2) if pg_cpu0 is not None else None,
+        "lease_s": LEASE_S,
+        "takeovers": takeovers,
+        "takeover_all_served_s": {
+            "min": min(all_served),
+            "median": round(statistics.median(all_served), 3),
+            "max": max(all_served),
+        }
+        if all_served
+        else None,
+        "restart_s": restarts_s,
+        "load_before": load_before,
+        "load_after": load_after,
+        "setup_create_runs_s": round(created_s, 1),
+        "setup_seed_s": round(seeded_s, 1),
+        "postgres": "15, fsync on, synchronous_commit on",
+    }
+
+
+def _dues_between(
+    dues: dict[str, list[tuple[float, str | None, float]]],
+    first: dict[str, float],
+    start: float,
+    end: float,
+) -> list[tuple[str, float]]:
+    out = []
+    for key, first_due in first.items():
+        for due in [first_due, *(d for d, _, _ in dues.get(key, []))]:
+            if start <= due <= end:
+                out.append((key, round(due, 6)))
+    return out
+
+
+def _postgres_cpu(data_dir: Path) -> float | None:
+    """CPU seconds of this cluster's server so far (from ``/proc``): the postmaster with the
+    children it has reaped, plus its live children (the backends of the app's pools)."""
+    try:
+        postmaster = int((data_dir / "postmaster.pid").read_text().split()[0])
+        fields = Path(f"/proc/{postmaster}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, ValueError, IndexError):
+        return None
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = sum(int(x) for x in fields[11:15]) / ticks
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if stat[1] == str(postmaster):
+            total += (int(stat[11]) + int(stat[12])) / ticks
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=20000)
+    parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=120.0, help="measured window")
+    parser.add_argument("--kills", type=int, default=3, help="takeover repetitions")
+    parser.add_argument("--quick", action="store_true", help="600 runs, 20 s, one kill")
+    args = parser.parse_args()
+    if args.quick:
+        args.runs, args.seconds, args.kills = min(args.runs, 600), 20.0, 1
+    args.seconds = min(args.seconds, MAX_SECONDS)
+    quiet_logging()
+    with tempfile.TemporaryDirectory(prefix="bench-replicas-") as tmp:
+        f = run(args, Path(tmp))
+
+    late = f["lateness_s"]
+    takeover = f["takeover_all_served_s"]
+    goals = [
+        Goal(
+            "lateness p99 < 1 s (read - due)",
+            late.get("n", 0) > 0 and late["p99"] < LATENESS_GOAL_S,
+            f"p99 {late.get('p99')} s",
+        ),
+        Goal(
+            "every poll due in the window served",
+            f["polls_due_not_served"] == 0,
+            f"{f['polls_due_not_served']} of {f['polls_due_in_window']} not served",
+        ),
+        Goal(
+            "a killed replica's polls all served again within 2 lease periods",
+            takeover is not None
+            and takeover["max"] <= 2 * LEASE_S
+            and all(t["not_taken_over"] == 0 for t in f["takeovers"]),
+            f"max {takeover['max'] if takeover else None} s (lease {LEASE_S:g} s)",
+        ),
+    ]
+    rows: list[tuple[str, Any]] = [
+        ("runs watched / replicas", f"{f['runs']} / {f['replicas']}"),
+        ("PostgreSQL", f["postgres"]),
+        ("measured window (s)", f["measured_s"]),
+        ("polls served in the window", f["polls"]),
+        ("polls per second", f["polls_per_s"]),
+        ("lateness p50 / p90 / p99 / max (s)", _quad(late)),
+        ("service requests per 1,000 polls", f["requests_per_1000_polls"]),
+        ("  listing pages / single reads", f"{f['listing_pages']} / {f['single_run_reads']}"),
+    ]
+    for name, share in f["per_replica"].items():
+        rows.append(
+            (
+                f"{name}: share / polls / CPU s per 1,000 polls",
+                f"{share['share']} / {share['polls']} / {share['cpu_s_per_1000_polls']}",
+            )
+        )
+    rows += [
+        ("sandbox / PostgreSQL CPU s (window)", f"{f['sandbox_cpu_s']} / {f['postgres_cpu_s']}"),
+        ("lease period (s)", f["lease_s"]),
+    ]
+    for t in f["takeovers"]:
+        rows.append(
+            (
+                f"takeover of {t['replica']}: held / kill->all served (s)",
+                f"{t['held']} / {t['all_served_s']} (p50 {t['kill_to_served_s'].get('p50')})",
+            )
+        )
+    if takeover:
+        rows.append(
+            (
+                "takeover kill->all served min / median / max (s)",
+                f"{takeover['min']} / {takeover['median']} / {takeover['max']}",
+            )
+        )
+    rows += [
+        ("victim restart until it serves (s; recovery of every request)", f["restart_s"]),
+        ("load average before -> after (1 min)", f"{f['load_before'][0]} -> {f['load_after'][0]}"),
+        ("setup: create runs / seed (s)", f"{f['setup_create_runs_s']} / {f['setup_seed_s']}"),
+        *goal_rows(goals),
+    ]
+    result = {
+        "benchmark": "watcher_replicas",
+        **f,
+        "goals": goals_json(goals),
+        "machine": machine(),
+    }
+    report(f"{f['runs']} runs watched by {f['replicas']} replicas on PostgreSQL", rows, result)
+    shares = " ".join(f"{s['share']}" for s in f["per_replica"].values())
+    cpus = " ".join(f"{s['cpu_s_per_1000_polls']}" for s in f["per_replica"].values())
+    print(
+        f"SUMMARY watcher_replicas runs={f['runs']} p99={late.get('p99')}s "
+        f"req/1000polls={f['requests_per_1000_polls']} cpu/1000polls={cpus} shares={shares} "
+        f"takeover={_triple(takeover)}s lease={LEASE_S:g}s "
+        f"load={f['load_before'][0]}->{f['load_after'][0]}"
+    )
+    return 0
+
+
+def _quad(s: dict[str, Any]) -> str:
+    return f"{s.get('p50')} / {s.get('p90')} / {s.get('p99')} / {s.get('max')}"
+
+
+def _triple(t: dict[str, Any] | None) -> str:
+    return f"{t['min']}/{t['median']}/{t['max']}" if t else "n/a"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

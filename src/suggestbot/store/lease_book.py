@@ -1,0 +1,119 @@
+"""Leases of the single-process backends (SQLite, memory), kept in the process.
+
+With one process on the state, the only way a holder dies is the process itself, and the next
+start rebuilds every unit from the records it belongs to (``jobs.recovery``); so these leases
+need not survive a restart, and keeping them in memory spares a write per claim. A heap ordered
+by *ready time* (when due if free, when the lease runs out if leased) makes a claim cost what it
+takes out, not the size of the queue, as the PostgreSQL index does there.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+
+from suggestbot.store.base import Claim
+
+
+@dataclass
+class _Unit:
+    due_at: float
+    owner: str | None = None
+    lease_until: float = 0.0
+
+    @property
+    def ready_at(self) -> float:
+        return self.due_at if self.owner is None else self.lease_until
+
+
+class LeaseBook:
+    """One queue's units; the caller serialises access (the store's lock)."""
+
+    def __init__(self) -> None:
+        self._units: dict[str, _Unit] = {}
+        self._heap: list[tuple[float, int, str]] = []  # may hold stale entries
+        self._order = itertools.count()
+
+    def _push(self, key: str, unit: _Unit) -> None:
+        self._units[key] = unit
+        heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
+
+    def schedule(self, key: str, *, due_at: float, if_absent: bool) -> bool:
+        if if_absent and key in self._units:
+            return False
+        self._push(key, _Unit(due_at))
+        return True
+
+    def schedule_many(self, due: Mapping[str, float], *, if_absent: bool) -> list[str]:
+        written = (self.schedule(key, due_at=at, if_absent=if_absent) for key, at in due.items())
+        return [key for key, wrote in zip(due, written, strict=True) if wrote]
+
+    def unschedule(self, key: str) -> bool:
+        return self._units.pop(key, None) is not None
+
+    def claim_due(
+        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
+    ) -> list[Claim]:
+        claimable: list[tuple[str, _Unit]] = []
+        kept: list[tuple[str, _Unit]] = []
+        while self._heap and self._heap[0][0] <= due_by and len(claimable) < limit:
+            ready_at, _, key = heapq.heappop(self._heap)
+            unit = self._units.get(key)
+            if unit is None or unit.ready_at != ready_at:
+                continue  # replaced, claimed or forgotten since
+            if unit.owner is not None and unit.lease_until > now:
+                kept.append((key, unit))  # runs out within the tolerance, not yet
+                continue
+            claimable.append((key, unit))
+        taking = -(-len(claimable) // max(share, 1))
+        claimed: list[Claim] = []
+        for key, unit in claimable[:taking]:
+            taken_over = unit.owner is not None and unit.owner != owner
+            unit.owner, unit.lease_until = owner, now + lease_s
+            claimed.append(Claim(key, unit.due_at, taken_over))
+        for key, unit in kept + claimable:
+            heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
+        return sorted(claimed, key=lambda claim: claim.due_at)
+
+    def claim_keys(
+        self, keys: Collection[str], *, owner: str, now: float, lease_s: float
+    ) -> list[str]:
+        claimed: list[str] = []
+        for key in dict.fromkeys(keys):
+            unit = self._units.get(key)
+            if unit is None or (unit.owner is not None and unit.lease_until > now):
+                continue
+            unit.owner, unit.lease_until = owner, now + lease_s
+            self._push(key, unit)
+            claimed.append(key)
+        return claimed
+
+    def renew(self, keys: Collection[str], *, owner: str, now: float, lease_s: float) -> list[str]:
+        held: list[str] = []
+        for key in dict.fromkeys(keys):
+            unit = self._units.get(key)
+            if unit is not None and unit.owner == owner:
+                unit.lease_until = now + lease_s
+                self._push(key, unit)
+                held.append(key)
+        return held
+
+    def release(self, key: str, *, owner: str, due_at: float | None) -> bool:
+        unit = self._units.get(key)
+        if unit is None or unit.owner != owner:
+            return False
+        if due_at is None:
+            del self._units[key]
+        else:
+            self._push(key, _Unit(due_at))
+        return True
+
+    def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:
+        return [key for key, at in due.items() if self.release(key, owner=owner, due_at=at)]
+
+    def holders(self, *, now: float) -> int:
+        return len(
+            {u.owner for u in self._units.values() if u.owner is not None and u.lease_until > now}
+        )

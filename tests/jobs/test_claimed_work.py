@@ -1,0 +1,292 @@
+"""Deferred work claimed through the store's leases, with two replicas' timers on one store
+(each with its own scheduler, as two processes have): a send runs once and never before it is
+due, whichever replica claims it; a replica that stops gives back what it claimed; one that is
+dropped without stopping has its polls taken over once its leases run out."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jobs_helpers import store_only_deps
+
+from suggestbot.flows.deps import Deps
+from suggestbot.jobs import recovery
+from suggestbot.jobs import timers as timers_module
+from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.jobs.timers import SchedulerTimers, lease_period
+from suggestbot.jobs.watch_list import Due
+from suggestbot.store import SqliteStore
+from suggestbot.store.records import Records, Request
+
+
+class Replica:
+    def __init__(self, records: Records) -> None:
+        self.scheduler = Scheduler(workers=2)
+        self.timers = SchedulerTimers(self.scheduler)
+        self.deps = store_only_deps(timers=self.timers, poll_scale=0.01)
+        self.deps.records = records
+        self.timers.deps = self.deps
+
+    def start(self) -> Replica:
+        self.scheduler.start()
+        self.timers.start()
+        return self
+
+    def stop(self, *, wait: bool = True) -> None:
+        self.timers.stop(wait=wait)
+        self.scheduler.shutdown(wait=wait)
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Iterator[Records]:
+    store = SqliteStore(tmp_path / "s.sqlite")
+    yield Records(store)
+    store.close()
+
+
+@pytest.fixture
+def replicas(records: Records) -> Iterator[list[Replica]]:
+    started = [Replica(records).start() for _ in range(2)]
+    yield started
+    for replica in started:
+        if replica.timers.running:
+            replica.stop()
+
+
+def _request(records: Records) -> str:
+    req = Request(team_id="T1", user_id="U1", channel_id="C1", body={}, state="delayed")
+    records.requests.put(req.id, req)
+    return req.id
+
+
+def _wait_until(condition: Any) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_send_runs_once_and_not_before_it_is_due(
+    replicas: list[Replica], records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[tuple[str, float, int]] = []
+    lock = threading.Lock()
+
+    def resume_one(deps: Deps, request_id: str) -> None:
+        with lock:
+            sent.append((request_id, time.time(), id(deps)))
+
+    monkeypatch.setattr(timers_module, "resume_one", resume_one)
+    due = {}
+    for n in range(20):
+        request_id = _request(records)
+        due[request_id] = time.time() + 0.3 + n * 0.01
+        replicas[n % 2].timers.send_later(request_id, at=due[request_id])
+
+    _wait_until(lambda: len(sent) == 20)
+    time.sleep(0.3)  # anything sent twice would show by now
+    assert sorted(rid for rid, _, _ in sent) == sorted(due)
+    assert all(at >= due[rid] for rid, at, _ in sent)  # a Retry-After is kept
+    # Nothing is left claimed or scheduled: each send was released as done.
+    assert (
+        records.store.claim_due("run_sends", owner="x", now=1e12, due_by=1e12, lease_s=1, limit=99)
+        == []
+    )
+
+
+class CountingSweeps:
+    """Notes which replica's timers swept which request; never reschedules (one poll each)."""
+
+    def __init__(self) -> None:
+        self.swept: list[tuple[int, str]] = []
+        self.lock = threading.Lock()
+        self.block = threading.Event()
+        self.unblock = threading.Event()
+
+    def __call__(self, deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        with self.lock:
+            self.swept.extend((id(deps), item.request_id) for item in due)
+        if self.block.is_set():
+            self.unblock.wait(60)  # a replica stuck (then dropped) mid-sweep
+        return set()
+
+
+def test_a_dropped_replicas_polls_are_taken_over_after_its_lease(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sweeps = CountingSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    dying = Replica(records)
+    sweeps.block.set()
+    dying.start()
+    request_ids = [_request(records) for _ in range(3)]
+    for request_id in request_ids:
+        dying.timers.watch_run(request_id, delay_s=0)
+    _wait_until(lambda: len(sweeps.swept) == 3)
+    dying.stop(wait=False)  # as if killed mid-sweep: its leases are not given back
+    dropped_at = time.time()
+    sweeps.block.clear()
+
+    survivor = Replica(records).start()
+    try:
+        _wait_until(lambda: len(sweeps.swept) == 6)
+        taken_at = time.time()
+        by_survivor = sorted(rid for who, rid in sweeps.swept if who == id(survivor.deps))
+        assert by_survivor == sorted(request_ids)
+        assert taken_at - dropped_at >= lease_period(survivor.deps) * 0.9  # not before
+        # The dropped one, coming back to life, cannot undo the survivor's claims.
+        sweeps.unblock.set()
+        assert (
+            records.run_polls.claim_keys(request_ids, owner="x", now=time.time(), lease_s=1) == []
+        )
+    finally:
+        sweeps.unblock.set()
+        survivor.stop()
+
+
+def test_a_replica_that_stops_mid_sweep_gives_back_the_polls_held_for_it(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sweeps = CountingSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    replica = Replica(records)
+    sweeps.block.set()
+    replica.start()
+    first = _request(records)
+    replica.timers.watch_run(first, delay_s=0)
+    _wait_until(lambda: len(sweeps.swept) == 1)
+    # Due while the workspace's sweep is stuck: claimed and held for it.
+    later = [_request(records) for _ in range(3)]
+    for request_id in later:
+        replica.timers.watch_run(request_id, delay_s=0)
+    _wait_until(
+        lambda: not records.run_polls.claim_keys(later, owner="x", now=time.time(), lease_s=0)
+    )
+    stopping = threading.Thread(target=replica.stop, daemon=True)
+    stopping.start()
+    sweeps.unblock.set()
+    stopping.join(timeout=30)
+    assert not stopping.is_alive(), "stopping hung"
+    # Handed back, due as they were: another replica claims them at once, not a lease later.
+    back = records.run_polls.claim_due(
+        owner="x", now=time.time(), due_by=time.time(), lease_s=1, limit=9
+    )
+    assert sorted(claim.key for claim in back) == sorted(later)
+
+
+def test_two_replicas_take_a_fair_share_of_polls_falling_due(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One replica's sweep rolls on (a slow workspace), which makes it look at its list every
+    few tens of milliseconds; it still claims no faster than the other, and both take a real
+    share of what falls due, so a second replica adds throughput."""
+    swept: dict[str, int] = {}
+    lock = threading.Lock()
+    release = threading.Event()
+    blocker: list[str] = []
+
+    def sweep(deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        with lock:
+            for item in due:
+                swept[item.request_id] = id(deps)
+        if any(item.request_id in blocker for item in due):
+            release.wait(60)  # this workspace's sweep keeps rolling
+        return set()
+
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    started = []
+    for _ in range(2):
+        replica = Replica(records)
+        replica.deps.poll_scale = 1.0  # the contract's pace: claims every quarter second
+        started.append(replica.start())
+    try:
+        slow = Request(team_id="T-slow", user_id="U1", channel_id="C1", body={}, state="delayed")
+        records.requests.put(slow.id, slow)
+        blocker.append(slow.id)
+        records.run_polls.schedule(slow.id, due_at=time.time())
+        _wait_until(lambda: slow.id in swept)
+        _wait_until(lambda: all(r.timers.live_replicas == 2 for r in started))
+        start = time.time() + 0.2
+        wanted = []
+        for n in range(300):
+            req = Request(team_id=f"T{n % 30}", user_id="U1", channel_id="C1", body={})
+            records.requests.put(req.id, req)
+            records.run_polls.schedule(req.id, due_at=start + n * 0.01)  # over three seconds
+            wanted.append(req.id)
+        _wait_until(lambda: all(rid in swept for rid in wanted))
+    finally:
+        release.set()
+        for replica in started:
+            replica.stop()
+    shares = [sum(1 for rid in wanted if swept[rid] == id(r.deps)) for r in started]
+    assert sum(shares) == 300
+    assert min(shares) >= 300 * 0.3, shares  # each took a real share
+    assert [r.timers.live_replicas for r in started] == [2, 2]
+
+
+def test_a_starting_replica_resumes_in_bulk_and_resets_no_others_work(records: Records) -> None:
+    def put(state: str, **fields: Any) -> str:
+        req = Request(team_id="T1", user_id="U1", channel_id="C1", body={}, state=state, **fields)
+        records.requests.put(req.id, req)
+        return req.id
+
+    held, waiting, lost = put("submitted"), put("submitted"), put("posting")
+    delayed, fresh = put("delayed", send_after=time.time() + 600), put("new")
+    put("done")
+    now = time.time()
+    records.run_polls.schedule(held, due_at=now - 1)
+    records.run_polls.claim_keys([held], owner="other", now=now, lease_s=1e4)
+    records.run_polls.schedule(waiting, due_at=now + 500)
+
+    replica = Replica(records)  # not started: only its start-up recovery runs
+    assert recovery.resume_all(replica.deps) == 5
+
+    # The poll another replica holds and the one waiting keep their owner and time; the one
+    # nobody wrote down is due at once.
+    polls = records.run_polls.claim_due(
+        owner="x", now=now + 400, due_by=now + 400, lease_s=1, limit=9
+    )
+    assert [claim.key for claim in polls] == [lost]
+    assert records.run_polls.release(held, owner="other", due_at=None)
+    sends = records.run_sends.claim_due(
+        owner="x", now=now + 1e4, due_by=now + 1e4, lease_s=1, limit=9
+    )
+    assert [claim.key for claim in sends] == [fresh, delayed]
+    assert sends[1].due_at == records.requests.get(delayed).send_after  # type: ignore[union-attr]
+
+
+def test_a_sweep_page_writes_its_next_polls_only_where_the_replica_still_holds_them(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cancelled, never_held = _request(records), _request(records)
+    kept = [_request(records) for _ in range(2)]
+    swept: list[str] = []
+
+    def sweep(deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        swept.extend(item.request_id for item in due)
+        records.run_polls.unschedule(cancelled)  # the request was cancelled meanwhile
+        deps.timers.watch_runs({rid: 5.0 for rid in [*kept, cancelled, never_held]})
+        return set()
+
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    replica = Replica(records)
+    for request_id in [*kept, cancelled]:
+        records.run_polls.schedule(request_id, due_at=time.time())
+    replica.start()
+    try:
+        _wait_until(lambda: len(swept) == 3)
+        written_at = time.time()
+    finally:
+        replica.stop()
+    assert sorted(swept) == sorted([*kept, cancelled])
+    # Free again (the lease ended with the write), due one interval on; the cancelled poll is
+    # not brought back, and a poll this replica never held is written as asked.
+    later = written_at + 10
+    polls = records.run_polls.claim_due(owner="x", now=later, due_by=later, lease_s=1, limit=9)
+    assert sorted(claim.key for claim in polls) == sorted([*kept, never_held])
+    assert all(claim.due_at >= written_at + 4 and not claim.taken_over for claim in polls)

@@ -1,0 +1,176 @@
+"""Two replicas run the digest wave of the same minute on one store: every digest is posted
+once, each channel's digests by one of them (in order), and both take part; one that dies
+mid-wave leaves its unposted digests to the next minute's wave of the other, which looks in
+the channel before posting what the dead one may have sent."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "flows"))
+
+from test_digest_wave import (
+    MONDAY_9AM,
+    ReadyMadeContent,
+    RecordingSlack,
+    _digest,
+)
+
+from suggestbot.flows.deps import Deps
+from suggestbot.flows.digests.report import WaveReport
+from suggestbot.flows.digests.wave import run_wave
+from suggestbot.flows.pacing import ChannelPacer
+from suggestbot.store import MemoryStore, Store
+from suggestbot.store.postgres import PostgresStore
+from suggestbot.store.records import Records
+
+CHANNELS = 40
+PER_CHANNEL = 2
+# A post takes a little time, as over the network (the whole wave otherwise ends in the time
+# the other replica takes to start).
+POST_S = 0.005
+
+
+@pytest.fixture(params=["memory", "postgresql"])
+def store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    pg = PostgresStore(request.getfixturevalue("postgres_url"))
+    yield pg
+    pg.close()
+
+
+class SharedSlack(RecordingSlack):
+    """One Slack seen by both replicas; posts are recorded under a lock, with who posted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+        self.by: dict[str, str] = {}  # ts -> replica
+
+    def chat_postMessage(self, **kwargs: Any) -> dict[str, Any]:
+        time.sleep(POST_S)
+        with self.lock:
+            answer = super().chat_postMessage(**kwargs)
+            self.by[answer["ts"]] = threading.current_thread().name.split("/")[0]
+            return answer
+
+
+def _replica(records: Records, slack: SharedSlack, content: ReadyMadeContent) -> Deps:
+    parts: dict[str, Any] = {"vault": None, "timers": None}
+    return Deps(records=records, content=content, slack=slack, clock=time.time, **parts)
+
+
+def _run_at_once(replicas: list[Deps], now: Any) -> list[WaveReport | BaseException]:
+    results: list[WaveReport | BaseException] = [WaveReport() for _ in replicas]
+    start = threading.Barrier(len(replicas))
+
+    def run(index: int) -> None:
+        threading.current_thread().name = f"replica{index}"
+        start.wait()
+        try:
+            # Posts a channel a hundredth of a second apart (the real second, scaled down).
+            results[index] = run_wave(replicas[index], now=now, pacer=ChannelPacer(spacing_s=0.01))
+        except BaseException as exc:  # a replica that "dies"
+            results[index] = exc
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(replicas))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return results
+
+
+def _lane_names_follow_replicas(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lanes are named after the replica that runs them, to tell who posted."""
+    from suggestbot.flows.digests import wave
+
+    real = wave.ThreadPoolExecutor
+
+    def named(*args: Any, **kwargs: Any) -> Any:
+        kwargs["thread_name_prefix"] = f"{threading.current_thread().name}/lane"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wave, "ThreadPoolExecutor", named)
+
+
+def _setup(store: Store) -> tuple[Records, list[str]]:
+    records = Records(store)
+    seed = _replica(records, SharedSlack(), ReadyMadeContent())
+    channels = [f"C{n:02}" for n in range(CHANNELS)]
+    for channel in channels:
+        for _ in range(PER_CHANNEL):
+            _digest(seed, channel)
+    return records, channels
+
+
+def test_two_replicas_running_one_minute_post_every_digest_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _lane_names_follow_replicas(monkeypatch)
+    records, channels = _setup(store)
+    slack, content = SharedSlack(), ReadyMadeContent()
+    content.publish(1, "Spring on the trail")
+    replicas = [_replica(records, slack, content) for _ in range(2)]
+
+    reports = _run_at_once(replicas, MONDAY_9AM)
+
+    assert all(isinstance(r, WaveReport) for r in reports), reports
+    for channel in channels:
+        posts = [p for p in slack.posts if p["channel"] == channel]
+        assert len(posts) == PER_CHANNEL  # each digest once
+        assert len({slack.by[p["ts"]] for p in posts}) == 1  # one replica per channel
+    assert sum(r.posted for r in reports if isinstance(r, WaveReport)) == CHANNELS * PER_CHANNEL
+    assert len(set(slack.by.values())) == 2, "both replicas posted"
+    # Nothing is due any more, on either replica.
+    later = MONDAY_9AM + timedelta(minutes=1)
+    assert [run_wave(r, now=later).due for r in replicas] == [0, 0]
+
+
+def test_a_replica_dying_mid_wave_leaves_the_rest_to_the_next_wave_of_the_other(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _lane_names_follow_replicas(monkeypatch)
+    records, channels = _setup(store)
+    slack, content = SharedSlack(), ReadyMadeContent()
+    content.publish(1, "Spring on the trail")
+    dying, living = (_replica(records, slack, content) for _ in range(2))
+    posts_seen = [0]
+    lock = threading.Lock()
+
+    def dies_after_some_posts(point: str) -> None:
+        if point == "digest_posted":
+            with lock:
+                posts_seen[0] += 1
+                if posts_seen[0] >= 3:
+                    raise SystemExit("killed")
+
+    dying.crash_point = dies_after_some_posts
+    reports = _run_at_once([dying, living], MONDAY_9AM)
+    assert isinstance(reports[0], SystemExit)
+    assert isinstance(reports[1], WaveReport)
+    left = CHANNELS * PER_CHANNEL - len(slack.posts)
+    assert left > 0  # the dead one held digests it never posted (or never recorded)
+
+    # The same minute again (a second tick): the dead one's claims are still leased, so what
+    # it held is left alone (only what nobody claimed may go out), and nothing goes out twice.
+    run_wave(living, now=MONDAY_9AM)
+    for channel in channels:
+        assert len([p for p in slack.posts if p["channel"] == channel]) <= PER_CHANNEL
+    assert len(slack.posts) < CHANNELS * PER_CHANNEL, "the dead one's claims were left alone"
+    # The next minute's wave takes them over, finds the posts the dead one left unrecorded.
+    report = run_wave(living, now=MONDAY_9AM + timedelta(minutes=1))
+    for channel in channels:
+        assert len([p for p in slack.posts if p["channel"] == channel]) == PER_CHANNEL
+    assert report.posted + report.recovered + report.already >= left
+    assert run_wave(living, now=MONDAY_9AM + timedelta(minutes=2)).due == 0

@@ -1,0 +1,106 @@
+"""Each periodic pass (forgetting old state) runs on one replica at a time: of replicas looking
+at the same moment one runs it, it runs again only once its period is over, and a pass whose
+replica died while running it is run by another once the lease runs out."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from suggestbot.jobs import maintenance
+from suggestbot.jobs.maintenance import Pass
+from suggestbot.store import MemoryStore, Store
+from suggestbot.store.postgres import PostgresStore
+from suggestbot.store.records import Records
+
+NOW = 1_800_000_000.0
+
+
+@pytest.fixture(params=["memory", "postgresql"])
+def store(request: pytest.FixtureRequest) -> Iterator[Store]:
+    if request.param == "memory":
+        yield MemoryStore()
+        return
+    pg = PostgresStore(request.getfixturevalue("postgres_url"))
+    yield pg
+    pg.close()
+
+
+class Counted:
+    def __init__(self) -> None:
+        self.runs = 0
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        with self._lock:
+            self.runs += 1
+
+
+def test_replicas_looking_at_once_run_each_pass_once_per_period(store: Store) -> None:
+    queue = Records(store).maintenance
+    hourly, often = Counted(), Counted()
+    passes = [Pass("hourly", 3600.0, hourly), Pass("often", 600.0, often)]
+    for p in passes:
+        queue.schedule(p.name, due_at=NOW, if_absent=True)
+
+    ran: list[list[str]] = []
+    lock = threading.Lock()
+
+    def replica(owner: str, now: float) -> None:
+        got = maintenance.run_due(queue, passes, owner=owner, now=now)
+        with lock:
+            ran.append(got)
+
+    def look_all(now: float) -> None:
+        threads = [threading.Thread(target=replica, args=(f"r{n}", now)) for n in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    look_all(NOW)
+    assert (hourly.runs, often.runs) == (1, 1)
+    look_all(NOW + 60)  # a minute later: nothing due
+    assert (hourly.runs, often.runs) == (1, 1)
+    look_all(NOW + 601)
+    assert (hourly.runs, often.runs) == (1, 2)
+    look_all(NOW + 3601)
+    assert (hourly.runs, often.runs) == (2, 3)
+    assert sorted(name for got in ran for name in got) == sorted(["hourly"] * 2 + ["often"] * 3)
+    # A pass starting again where it was: another start writes it down only if absent.
+    queue.schedule("hourly", due_at=NOW, if_absent=True)
+    assert maintenance.run_due(queue, passes, owner="r9", now=NOW + 3700) == []
+
+
+def test_a_pass_whose_replica_died_is_run_by_another_after_its_lease(store: Store) -> None:
+    queue = Records(store).maintenance
+    prune = Counted()
+    passes = [Pass("prune", 3600.0, prune)]
+    queue.schedule("prune", due_at=NOW)
+    # The first replica claims it and dies before it has run it to the end (never released).
+    assert [
+        c.key
+        for c in queue.claim_due(
+            owner="dead", now=NOW, due_by=NOW, lease_s=maintenance.LEASE_S, limit=1
+        )
+    ] == ["prune"]
+    assert maintenance.run_due(queue, passes, owner="alive", now=NOW + 60) == []
+    assert prune.runs == 0
+    later = NOW + maintenance.LEASE_S + 1
+    assert maintenance.run_due(queue, passes, owner="alive", now=later) == ["prune"]
+    assert prune.runs == 1
+
+
+def test_a_failing_pass_runs_again_at_its_next_time(store: Store) -> None:
+    queue = Records(store).maintenance
+
+    def broken() -> None:
+        raise RuntimeError("boom")
+
+    passes = [Pass("broken", 600.0, broken)]
+    queue.schedule("broken", due_at=NOW)
+    assert maintenance.run_due(queue, passes, owner="a", now=NOW) == ["broken"]
+    assert maintenance.run_due(queue, passes, owner="b", now=NOW + 300) == []
+    assert maintenance.run_due(queue, passes, owner="b", now=NOW + 601) == ["broken"]
