@@ -3,6 +3,9 @@ or to a failure that says what to do next — with the service and Slack in memo
 
 from __future__ import annotations
 
+import threading
+import time
+
 import httpx
 import pytest
 from flows_helpers import (
@@ -22,7 +25,7 @@ from flows_helpers import (
 
 from suggestbot.flows import brief, requests
 from suggestbot.jobs import recovery, run_watcher
-from suggestbot.store.records import Request, user_key
+from suggestbot.store.records import Failure, Request, user_key
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.messages import t
 
@@ -238,3 +241,25 @@ def test_a_recorded_brief_survives_slack_being_down_and_is_sent_by_its_timer(w: 
     assert request_id == req.id
     recovery.resume_one(w.deps, req.id)  # the send timer
     assert "is queued" in _root_text(w) and len(w.service.created) == 1
+
+
+def test_a_retry_pressed_while_the_failure_is_being_recorded_waits_for_it(w: World) -> None:
+    # The failure shows (with its Retry button) before its state is recorded; a press that
+    # arrives in between must not be lost.
+    w.link(ALICE)
+    req = _send(w)
+    failure = Failure(code="service_unavailable")
+    w.deps.records.requests.update(req.id, lambda r: r.model_copy(update={"failure": failure}))
+    created_before = len(w.service.created)
+
+    def record_the_state() -> None:
+        time.sleep(0.3)
+        w.deps.records.requests.update(req.id, lambda r: r.model_copy(update={"state": "failed"}))
+
+    recorder = threading.Thread(target=record_the_state)
+    recorder.start()
+    try:
+        assert requests.retry(w.deps, req.id, acting_user=ALICE) is True
+    finally:
+        recorder.join()
+    assert len(w.service.created) == created_before + 1  # sent again, not dropped

@@ -66,6 +66,8 @@ _UNAVAILABLE = (TransportError, Timeout)
 _MAYBE_ACCEPTED = frozenset({502, 504})
 # How far back a run may have been created for recovery to adopt it as this request's run.
 ADOPT_WINDOW_S = 15 * 60
+# How long a Retry pressed on a failure that is shown but not yet recorded waits for it.
+FAILURE_RECORDING_WAIT_S = 5.0
 # Set in a quick brief's labels: it was sent with the author's remembered choices.
 REUSED_LABEL = "reused"
 # Set in a brief made from a message (the message shortcut): that message's permalink.
@@ -264,7 +266,9 @@ def fail(deps: Deps, request_id: str, code: str, detail: str | None = None) -> N
         return
     # Shown before it is recorded: a crash in between leaves the request active, so recovery
     # reaches this end again and shows it; the other order could leave the root without its
-    # failure and buttons for good.
+    # failure and buttons for good. The failure itself is noted first, so that a Retry pressed
+    # as soon as it shows knows to wait for the state (see ``retry``).
+    _set(deps, request_id, failure=failure)
     refresh_root(deps, req.model_copy(update={"state": "failed", "failure": failure}))
     step_completion.fail(
         deps, req, message=steps.run_failed(lang=req.lang, code=code, detail=detail)
@@ -462,9 +466,19 @@ def retry(deps: Deps, request_id: str, *, acting_user: str) -> bool:
         reset = {"failure": None, "run_id": None, "run_status": None, "attempt": 0}
         return r.model_copy(update={"state": "new", **reset})
 
-    deps.records.requests.update(request_id, claim)
-    if not claimed:
-        return True
+    # A failure is shown (with its Retry button) before its state is recorded; a press in
+    # between finds the request still active with its failure noted, and waits for the state.
+    deadline = time.monotonic() + FAILURE_RECORDING_WAIT_S
+    while True:
+        deps.records.requests.update(request_id, claim)
+        if claimed:
+            break
+        current = deps.records.requests.get(request_id)
+        if current is None or current.state not in ACTIVE_STATES or current.failure is None:
+            return True  # not failing (a double click after the resend, say): nothing to do
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.05)
     deps.timers.cancel(request_id)
     deps.timers.hold_send(request_id)
     try:

@@ -75,7 +75,11 @@ class SlackDriver(AgentSurfaces):
         self._timeout = timeout
         self._timestamp_clock = timestamp_clock
         self._timer = timer
-        self._http = httpx.Client(timeout=timeout)
+        # A fresh connection per delivery, as Slack's requests arrive: a kept-alive one that the
+        # app's server closes for idleness just as the next request goes out fails that request
+        # with "Server disconnected" before the app ever saw it (a race of the client, not the
+        # app).
+        self._http = httpx.Client(timeout=timeout, limits=httpx.Limits(max_keepalive_connections=0))
 
     def __repr__(self) -> str:
         return f"SlackDriver(app_url={self.app_url!r})"
