@@ -17,11 +17,9 @@ from serve_process import ServeProcess
 from sqlalchemy import text
 from test_serve_shutdown import ALICE, SIGNING_SECRET, Outside, _wait, outside
 
-from suggestbot.sandbox.seed import ACME
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu import SlackDriver
 from suggestbot.store.postgres import PostgresStore
-from suggestbot.ui.messages import t
 
 __all__ = ["outside"]
 
@@ -51,10 +49,6 @@ AUDIT = [
     "CREATE TRIGGER lease_audit AFTER UPDATE OR DELETE ON work_leases "
     "FOR EACH ROW EXECUTE FUNCTION audit_lease()",
 ]
-
-
-def _ready_roots(outside: Outside) -> list[dict[str, object]]:
-    return [m for m in outside.emu.messages(outside.channel) if "are ready" in m.get("text", "")]
 
 
 def _pid(owner: str) -> int:
@@ -105,23 +99,9 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
     try:
         first, second = replicas
         driver.app_url = first.url + EVENTS_PATH
-        driver.slash_command(ALICE, outside.channel, "connect")
-        _wait(lambda: emu.current_view(ALICE), "the connect modal")
-        driver.submit_view(ALICE, {t("connect.label", "en"): ACME.user_token})
-        _wait(lambda: "account is connected" in emu.ephemeral_transcript(ALICE), "the link")
+        outside.link(driver)
         # The first brief through the modal (its choices are then kept), the rest quick.
-        driver.slash_command(ALICE, outside.channel, "brief")
-        _wait(lambda: (emu.current_view(ALICE) or {}).get("submit"), "the brief modal")
-        submitted = driver.submit_view(
-            ALICE,
-            {
-                t("brief.segment", "en"): next(iter(ACME.segments)),
-                t("brief.use_case", "en"): next(iter(ACME.use_cases)),
-                t("brief.text", "en"): "Autumn boots, take 0",
-                t("brief.variants", "en"): "1",
-            },
-        )
-        assert submitted.errors == {}
+        outside.brief_by_modal(driver, text="Autumn boots, take 0", variants=1)
         _wait(lambda: outside.sandbox.counters.get("POST /v1/generation-runs"), "the first run")
         for n in range(1, BRIEFS):
             # Each replica takes half of the briefs, as behind a load balancer.
@@ -150,7 +130,7 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
         _wait(frozen_holding, "the second replica to hold a poll", timeout=30)
         second.kill()
         assert not second.alive()
-        _wait(lambda: len(_ready_roots(outside)) == BRIEFS, "every result", timeout=120)
+        _wait(lambda: len(outside.ready_roots()) == BRIEFS, "every result", timeout=120)
         assert first.alive()
         assert first.terminate() == 0
     except BaseException:
@@ -165,7 +145,7 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
             replica.kill()
         driver.close()
 
-    roots = _ready_roots(outside)
+    roots = outside.ready_roots()
     assert len(emu.messages(outside.channel)) == BRIEFS  # no root twice
     assert all(root["reply_count"] == 1 for root in roots), roots  # each result posted once
     assert outside.sandbox.counters.get("POST /v1/generation-runs") == BRIEFS

@@ -17,19 +17,13 @@ from serve_process import ServeProcess
 from sqlalchemy import text
 from test_serve_shutdown import ALICE, SIGNING_SECRET, Outside, _wait, outside
 
-from suggestbot.sandbox.seed import ACME
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu import SlackDriver
 from suggestbot.store.postgres import PostgresStore
-from suggestbot.ui.messages import t
 
 __all__ = ["outside"]
 
 TAKEN_OVER = re.compile(r"^suggestbot_claims_taken_over_total (\S+)$", re.MULTILINE)
-
-
-def _ready_roots(outside: Outside) -> list[dict[str, object]]:
-    return [m for m in outside.emu.messages(outside.channel) if "are ready" in m.get("text", "")]
 
 
 def _taken_over(replica: ServeProcess) -> float:
@@ -50,24 +44,10 @@ def test_a_brief_whose_sender_died_is_sent_by_the_other_replica(
     )
     emu, runs = outside.emu, "POST /v1/generation-runs"
     try:
-        driver.slash_command(ALICE, outside.channel, "connect")
-        _wait(lambda: emu.current_view(ALICE), "the connect modal")
-        driver.submit_view(ALICE, {t("connect.label", "en"): ACME.user_token})
-        _wait(lambda: "account is connected" in emu.ephemeral_transcript(ALICE), "the link")
+        outside.link(driver)
         # The first brief through the modal at the living replica (its choices are then kept).
-        driver.slash_command(ALICE, outside.channel, "brief")
-        _wait(lambda: (emu.current_view(ALICE) or {}).get("submit"), "the brief modal")
-        submitted = driver.submit_view(
-            ALICE,
-            {
-                t("brief.segment", "en"): next(iter(ACME.segments)),
-                t("brief.use_case", "en"): next(iter(ACME.use_cases)),
-                t("brief.text", "en"): "Autumn boots, take 0",
-                t("brief.variants", "en"): "1",
-            },
-        )
-        assert submitted.errors == {}
-        _wait(lambda: len(_ready_roots(outside)) == 1, "the first result")
+        outside.brief_by_modal(driver, text="Autumn boots, take 0", variants=1)
+        _wait(lambda: len(outside.ready_roots()) == 1, "the first result")
         before = _taken_over(living)
 
         # The second brief at the replica that dies while it sends it.
@@ -76,7 +56,7 @@ def test_a_brief_whose_sender_died_is_sent_by_the_other_replica(
         dying.wait_for_output(re.compile(f"work frozen at {point}"))
         dying.kill()
         assert not dying.alive()
-        _wait(lambda: len(_ready_roots(outside)) == 2, "the second result", timeout=60)
+        _wait(lambda: len(outside.ready_roots()) == 2, "the second result", timeout=60)
         assert _taken_over(living) > before  # by the living replica's claim, not a start
         assert living.terminate() == 0
     except BaseException:
@@ -90,7 +70,7 @@ def test_a_brief_whose_sender_died_is_sent_by_the_other_replica(
         living.kill()
         driver.close()
 
-    roots = _ready_roots(outside)
+    roots = outside.ready_roots()
     assert len(emu.messages(outside.channel)) == 2  # no root twice
     assert all(root["reply_count"] == 1 for root in roots), roots  # each result posted once
     assert outside.sandbox.counters.get(runs) == 2  # one run each, never created twice

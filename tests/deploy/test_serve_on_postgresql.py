@@ -14,21 +14,15 @@ from serve_process import ServeProcess
 from test_serve_shutdown import ALICE, SIGNING_SECRET, Outside, _wait, outside
 
 from pg_cluster import PgCluster
-from suggestbot.sandbox.seed import ACME
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu import SlackDriver
 from suggestbot.store.postgres import PostgresStore
-from suggestbot.ui.messages import t
 
 __all__ = ["outside"]
 
 
 def _password(url: str) -> str:
     return url.split("://", 1)[1].split("@", 1)[0].split(":", 1)[1]
-
-
-def _ready_roots(outside: Outside) -> list[dict[str, object]]:
-    return [m for m in outside.emu.messages(outside.channel) if "are ready" in m.get("text", "")]
 
 
 def test_serve_refuses_a_schema_behind_then_runs_a_brief_after_db_upgrade(
@@ -63,23 +57,9 @@ def test_serve_refuses_a_schema_behind_then_runs_a_brief_after_db_upgrade(
         driver.app_url = first.url + EVENTS_PATH
         health = httpx.get(first.url + "/healthz", timeout=10).json()
         assert health["ok"] is True
-        driver.slash_command(ALICE, outside.channel, "connect")
-        _wait(lambda: emu.current_view(ALICE), "the connect modal")
-        driver.submit_view(ALICE, {t("connect.label", "en"): ACME.user_token})
-        _wait(lambda: "account is connected" in emu.ephemeral_transcript(ALICE), "the link")
-        driver.slash_command(ALICE, outside.channel, "brief")
-        _wait(lambda: (emu.current_view(ALICE) or {}).get("submit"), "the brief modal")
-        submitted = driver.submit_view(
-            ALICE,
-            {
-                t("brief.segment", "en"): next(iter(ACME.segments)),
-                t("brief.use_case", "en"): next(iter(ACME.use_cases)),
-                t("brief.text", "en"): "Waterproof boots for autumn",
-                t("brief.variants", "en"): "2",
-            },
-        )
-        assert submitted.errors == {}
-        root = _wait(lambda: next(iter(_ready_roots(outside)), None), "the results")
+        outside.link(driver)
+        outside.brief_by_modal(driver, text="Waterproof boots for autumn", variants=2)
+        root = _wait(lambda: next(iter(outside.ready_roots()), None), "the results")
         assert root["reply_count"] == 3  # the gallery of both variants, then each in full
         assert first.terminate() == 0
     finally:
@@ -93,7 +73,7 @@ def test_serve_refuses_a_schema_behind_then_runs_a_brief_after_db_upgrade(
     try:
         driver.app_url = second.url + EVENTS_PATH
         driver.slash_command(ALICE, outside.channel, "brief Rain jackets for spring")
-        _wait(lambda: len(_ready_roots(outside)) == 2, "the second brief's results")
+        _wait(lambda: len(outside.ready_roots()) == 2, "the second brief's results")
         assert second.terminate() == 0
     finally:
         second.kill()

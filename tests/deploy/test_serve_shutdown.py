@@ -40,6 +40,32 @@ class Outside:
         emu.invite_bot(self.channel)
         self.keys = generate_key()
 
+    def link(self, driver: SlackDriver) -> None:
+        """Alice connects her service account through the connect modal."""
+        driver.slash_command(ALICE, self.channel, "connect")
+        _wait(lambda: self.emu.current_view(ALICE), "the connect modal")
+        driver.submit_view(ALICE, {t("connect.label", "en"): ACME.user_token})
+        _wait(lambda: "account is connected" in self.emu.ephemeral_transcript(ALICE), "the link")
+
+    def brief_by_modal(self, driver: SlackDriver, *, text: str, variants: int) -> None:
+        """Alice sends a brief through the modal (its segment and use case are then kept)."""
+        driver.slash_command(ALICE, self.channel, "brief")
+        _wait(lambda: (self.emu.current_view(ALICE) or {}).get("submit"), "the brief modal")
+        submitted = driver.submit_view(
+            ALICE,
+            {
+                t("brief.segment", "en"): next(iter(ACME.segments)),
+                t("brief.use_case", "en"): next(iter(ACME.use_cases)),
+                t("brief.text", "en"): text,
+                t("brief.variants", "en"): str(variants),
+            },
+        )
+        assert submitted.errors == {}
+
+    def ready_roots(self) -> list[dict[str, Any]]:
+        """The channel's root messages that say their results are ready."""
+        return [m for m in self.emu.messages(self.channel) if "are ready" in m.get("text", "")]
+
     def env(self, **extra: str) -> dict[str, str]:
         return {
             "SLACK_BOT_TOKEN": self.emu.bot_token,
@@ -103,24 +129,10 @@ def test_sigterm_mid_run_finishes_in_flight_work_and_a_restart_posts_once(
     driver = SlackDriver(emu, app_url="", signing_secret=SIGNING_SECRET)
     try:
         driver.app_url = first.url + EVENTS_PATH
-        driver.slash_command(ALICE, outside.channel, "connect")
-        _wait(lambda: emu.current_view(ALICE), "the connect modal")
-        driver.submit_view(ALICE, {t("connect.label", "en"): ACME.user_token})
-        _wait(lambda: "account is connected" in emu.ephemeral_transcript(ALICE), "the link")
+        outside.link(driver)
 
         outside.sandbox.faults.latency_s = {"POST /v1/generation-runs": CREATE_RUN_LATENCY_S}
-        driver.slash_command(ALICE, outside.channel, "brief")
-        _wait(lambda: (emu.current_view(ALICE) or {}).get("submit"), "the brief modal")
-        submitted = driver.submit_view(
-            ALICE,
-            {
-                t("brief.segment", "en"): next(iter(ACME.segments)),
-                t("brief.use_case", "en"): next(iter(ACME.use_cases)),
-                t("brief.text", "en"): "Waterproof boots for autumn",
-                t("brief.variants", "en"): "2",
-            },
-        )
-        assert submitted.errors == {}
+        outside.brief_by_modal(driver, text="Waterproof boots for autumn", variants=2)
         # The root is posted before the run is created: the creation is in flight now.
         _wait(lambda: emu.messages(outside.channel), "the root message")
         port = first.port
@@ -148,18 +160,14 @@ def test_sigterm_mid_run_finishes_in_flight_work_and_a_restart_posts_once(
     assert [r["state"] for r in stored] == ["submitted"]
     assert stored[0]["run_id"]
     assert outside.sandbox.counters.get("POST /v1/generation-runs") == 1
-    assert not [m for m in emu.messages(outside.channel) if "are ready" in m.get("text", "")]
+    assert not outside.ready_roots()
 
     outside.sandbox.faults.latency_s = {}
     second = outside.serve(tmp_path)
     try:
         assert second.port > 0  # it started
         root = _wait(
-            lambda: next(
-                (m for m in emu.messages(outside.channel) if "are ready" in m.get("text", "")),
-                None,
-            ),
-            "the results after the restart",
+            lambda: next(iter(outside.ready_roots()), None), "the results after the restart"
         )
         assert root["reply_count"] == 3  # the gallery of both variants, then each in full
         thread = emu.messages(outside.channel, thread_ts=root["ts"])
