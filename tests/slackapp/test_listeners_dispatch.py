@@ -126,6 +126,23 @@ def test_a_slash_brief_is_recorded_before_the_ack(ws: Workspace) -> None:
     assert not [p for p in ws.posts() if BRIEF in texts_of(p["blocks"])]
 
 
+def test_a_disconnect_has_taken_effect_by_its_ack(ws: Workspace) -> None:
+    """Commands are carried out side by side after their acks: a status sent right after a
+    disconnect must not find the link the disconnect is still removing."""
+    connect(ws)
+    held = ws.deps.background
+    ws.deps.background = DiesAfterTheAck()
+
+    answer = ws.command("disconnect")
+
+    assert answer.status == 200 and answer.body == ""
+    assert ws.deps.records.users.get(user_key(TEAM_ID, ALICE.id)) is None
+    ws.deps.background = held
+    ws.command("status")
+    [status] = ws.slack.made("chat.postEphemeral")[-1:]
+    assert t("status.unlinked", "en") in texts_of(status["blocks"])
+
+
 def test_a_slash_brief_with_remembered_choices_needs_no_modal(ws: Workspace) -> None:
     connect(ws)
     send_brief_from_modal(ws, "An earlier brief, to remember the choices")

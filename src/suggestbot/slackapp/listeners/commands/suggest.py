@@ -51,8 +51,10 @@ def register(app: App, deps: Deps) -> None:
     def suggest(ack: Ack, body: dict[str, Any]) -> None:
         # A brief that can go straight to a run is recorded before the ack: Slack never resends
         # a command it had an answer for, so a crash right after the ack must not lose it.
+        # A disconnect takes effect before the ack too, so that nothing sent after it sees the link.
         try:
             recorded = brief.record_quick_brief(deps, body)
+            answer_unlinked = linking.unlink_before_ack(deps, body) if recorded is None else None
         except StoreUnavailable:
             # The store went away after the delivery was let through: nothing was recorded.
             ack(**store_outage.command_reply(deps, body))
@@ -63,6 +65,8 @@ def register(app: App, deps: Deps) -> None:
         def work() -> None:
             if recorded is not None:
                 brief.launch(deps, recorded, response_url)
+            elif answer_unlinked is not None:
+                answer_unlinked(deps, body, "")
             else:
                 route(deps, body)
 
