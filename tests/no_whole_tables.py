@@ -4,7 +4,7 @@ request path reads only by index (tests/flows/test_indexed_reads.py and others).
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from suggestbot.store import MemoryStore
@@ -54,3 +54,9 @@ class NoWholeTables(MemoryStore):
             return super().items_matching(
                 table, where=where, at_most=at_most, newest_by=newest_by, limit=limit
             )
+
+    def items_matching_any(
+        self, table: str, wheres: Sequence[Mapping[str, Collection[Scalar]]]
+    ) -> list[tuple[str, Record]]:
+        with self._by_index():
+            return super().items_matching_any(table, wheres)

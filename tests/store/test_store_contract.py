@@ -566,6 +566,55 @@ def test_items_matching_bounds_numeric_fields_for_what_is_due(store: Store) -> N
     assert store.items_matching("runs", where={}, at_most={"next_poll_at": 1e9}) == []
 
 
+def test_items_matching_finds_digests_by_their_local_time(store: Store) -> None:
+    """The digest wave asks for the local times that fell due; PostgreSQL answers from the
+    digests' local-minute column, and every backend gives exactly the records with those times."""
+    store.put_many(
+        "digests",
+        {
+            "d1": {"team_id": "T1", "time": "09:00", "tz": "UTC", "paused": False},
+            "d2": {"team_id": "T1", "time": "09:05", "tz": "Europe/Berlin", "paused": False},
+            "d3": {"team_id": "T1", "time": "14:00", "tz": "UTC", "paused": False},
+            "d4": {"team_id": "T1", "time": "09:00", "tz": "UTC", "paused": True},
+            "d5": {"team_id": "T1", "time": "9:00", "tz": "UTC", "paused": False},  # not HH:MM
+            "d6": {"team_id": "T1", "tz": "UTC", "paused": False},
+        },
+    )
+    due = store.items_matching("digests", where={"time": ["09:00", "09:05"], "paused": [False]})
+    assert [key for key, _ in due] == ["d1", "d2"]
+    assert [k for k, _ in store.items_matching("digests", where={"time": ["9:00"]})] == ["d5"]
+    assert store.items_matching("digests", where={"time": ["25:00", "banana"]}) == []
+
+
+def test_items_matching_any_reads_what_matches_one_of_several_lookups(store: Store) -> None:
+    store.put_many(
+        "digests",
+        {
+            "d1": {"time": "09:00", "tz": "UTC", "paused": False},
+            "d2": {"time": "10:00", "tz": "Europe/Berlin", "paused": False},
+            "d3": {"time": "10:00", "tz": "UTC", "paused": False},  # UTC's 10:00 is not asked
+            "d4": {"time": "09:00", "tz": "UTC", "paused": True},
+            "d5": {"time": "09:00", "tz": "Europe/Berlin", "paused": False},
+        },
+    )
+    wheres = [
+        {"tz": ["UTC"], "time": ["09:00"], "paused": [False]},
+        {"tz": ["Europe/Berlin"], "time": ["10:00", "11:00"], "paused": [False]},
+        {"tz": [], "time": ["09:00"]},  # an empty set of values matches nothing
+    ]
+    found = store.items_matching_any("digests", wheres)
+    assert found == [
+        ("d1", {"time": "09:00", "tz": "UTC", "paused": False}),
+        ("d2", {"time": "10:00", "tz": "Europe/Berlin", "paused": False}),
+    ]
+    assert store.items_matching_any("digests", []) == []
+    assert [k for k, _ in store.items_matching_any("digests", [{"tz": ["UTC"]}])] == [
+        "d1",
+        "d3",
+        "d4",
+    ]
+
+
 def test_schedule_many_writes_every_unit_and_if_absent_keeps_those_there(store: Store) -> None:
     store.schedule("polls", "held", due_at=0.0)
     store.claim_due("polls", owner="A", now=1.0, due_by=1.0, lease_s=LEASE_S, limit=9)

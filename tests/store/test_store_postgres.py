@@ -558,3 +558,59 @@ def test_after_one_call_meets_a_dead_connection_the_next_call_works_at_once(
         assert postgres.password not in str(lost.value)
         store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
         assert [key for key, _ in store.items("users")] == ["T1:U1", "T1:U2"]
+
+
+def test_the_digest_wave_reads_the_digests_due_by_index(postgres_url: str) -> None:
+    """Each minute every replica asks for the digests whose local time came: one statement,
+    an index lookup per group of time zones, never a scan of all digests."""
+    # 20,000 digests at every minute of the day in three zones, a seventh of them paused.
+    fill = (
+        "INSERT INTO digests (key, value, team_id, channel_id, local_minute, tz, paused) "
+        "SELECT 'd' || n, json_build_object('team_id', team, 'channel_id', channel, "
+        "'time', lpad((minute / 60)::text, 2, '0') || ':' || lpad((minute % 60)::text, 2, '0'), "
+        "'tz', tz, 'paused', paused), team, channel, minute, tz, paused FROM ("
+        "SELECT n, 'T' || (n % 500) AS team, 'C' || (n % 100) AS channel, n % 1440 AS minute, "
+        "(ARRAY['UTC', 'Europe/Berlin', 'America/New_York'])[1 + n % 3] AS tz, "
+        "n % 7 = 0 AS paused FROM generate_series(1, 20000) AS n) AS rows"
+    )
+
+    def minutes(hour: int) -> list[str]:  # HH-1:54 … HH:05, as the wave at 09:05 UTC asks
+        return [f"{hour - 1:02d}:{m:02d}" for m in range(54, 60)] + [
+            f"{hour:02d}:{m:02d}" for m in range(6)
+        ]
+
+    wheres = [
+        {"tz": ["UTC", "Africa/Abidjan"], "time": minutes(9), "paused": [False]},
+        {"tz": ["Europe/Berlin", "Europe/Paris"], "time": minutes(10), "paused": [False]},
+        {"tz": ["America/New_York"], "time": minutes(4), "paused": [False]},
+    ]
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(text(fill))
+            connection.execute(text("ANALYZE digests"))
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if "FROM digests" in statement:
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            found = store.items_matching_any("digests", wheres)
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        zones = ["UTC", "Europe/Berlin", "America/New_York"]
+        asked = {"UTC": minutes(9), "Europe/Berlin": minutes(10), "America/New_York": minutes(4)}
+        expected = [
+            f"d{n}"
+            for n in range(1, 20_001)
+            if n % 7 and f"{n % 1440 // 60:02d}:{n % 60:02d}" in asked[zones[n % 3]]
+        ]
+        assert [key for key, _ in found] == sorted(expected) and len(expected) == 144
+        [(statement, params)] = issued
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert "ix_digests_due" in plan, plan
+        assert "Seq Scan" not in plan, plan

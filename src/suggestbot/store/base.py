@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import NamedTuple, Self
@@ -108,6 +108,24 @@ def select_matching(
     return found if limit is None else found[:limit]
 
 
+def matching_any(
+    pairs: list[tuple[str, Record]], wheres: Sequence[Mapping[str, Collection[Scalar]]]
+) -> list[tuple[str, Record]]:
+    """Of ``pairs`` (sorted by key), those matching at least one of ``wheres``, in one pass."""
+    wanted = [
+        {field: {_typed_value(v) for v in values} for field, values in where.items()}
+        for where in wheres
+    ]
+    return [
+        (key, record)
+        for key, record in pairs
+        if any(
+            all(_matches(record.get(field), allowed) for field, allowed in one.items())
+            for one in wanted
+        )
+    ]
+
+
 def check_table_name(table: str) -> None:
     """Reject table names other than ``[a-z_]+``; they end up inside SQL identifiers."""
     if not isinstance(table, str) or not _TABLE_NAME.fullmatch(table):
@@ -192,6 +210,16 @@ class Store(ABC):
         return select_matching(
             self.items(table), where=where, at_most=at_most, newest_by=newest_by, limit=limit
         )
+
+    def items_matching_any(
+        self, table: str, wheres: Sequence[Mapping[str, Collection[Scalar]]]
+    ) -> list[tuple[str, Record]]:
+        """The ``(key, record)`` pairs that match at least one of ``wheres`` (each as in
+        :meth:`items_matching`), sorted by key: several indexed lookups in one read (the digest
+        wave's local times, one group of time zones each). The single-process backends read
+        the table once."""
+        pairs = self.items(table) if wheres else []
+        return matching_any(pairs, wheres)
 
     @abstractmethod
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:

@@ -25,7 +25,7 @@ compares them).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
@@ -100,17 +100,33 @@ def local_minute(record: Record) -> int | None:
 
 
 @dataclass(frozen=True)
+class Derived:
+    """A record field answered by a column computed from it: ``column`` holds
+    ``convert(value)`` for the field's ``value``, so "field is one of these values" is "column
+    is one of the converted ones" (a superset where two values convert alike)."""
+
+    column: str
+    convert: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
 class TypedTable:
     """A store table with a PostgreSQL table of its own and columns read from its records."""
 
     table: Table
     extract: dict[str, Extractor]
+    derived: dict[str, Derived] = field(default_factory=dict)
 
     def columns_of(self, record: Record) -> dict[str, Any]:
         return {name: read(record) for name, read in self.extract.items()}
 
 
-def _typed(name: str, *columns: tuple[Column[Any], Extractor], indexes: list[Index]) -> TypedTable:
+def _typed(
+    name: str,
+    *columns: tuple[Column[Any], Extractor],
+    indexes: list[Index],
+    derived: dict[str, Derived] | None = None,
+) -> TypedTable:
     table = Table(
         name,
         metadata,
@@ -119,7 +135,7 @@ def _typed(name: str, *columns: tuple[Column[Any], Extractor], indexes: list[Ind
         *(column for column, _ in columns),
         *indexes,
     )
-    return TypedTable(table, {column.name: read for column, read in columns})
+    return TypedTable(table, {column.name: read for column, read in columns}, derived or {})
 
 
 KV_RECORDS = Table(
@@ -187,6 +203,8 @@ TYPED: dict[str, TypedTable] = {
                 Index("ix_digests_due", "local_minute", "tz", "paused"),
                 Index("ix_digests_team_creator", "team_id", "created_by"),
             ],
+            # The wave asks for the local times that fell due since its last minute.
+            derived={"time": Derived("local_minute", lambda value: local_minute({"time": value}))},
         ),
         # What a user typed while unlinked (records.HeldInput): a workspace's, the old ones.
         _typed(

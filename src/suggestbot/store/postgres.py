@@ -55,10 +55,12 @@ from sqlalchemy import (
     Float,
     Table,
     Text,
+    and_,
     create_engine,
     delete,
     event,
     make_url,
+    or_,
     select,
     text,
 )
@@ -76,6 +78,7 @@ from suggestbot.store.base import (
     Updater,
     check_key,
     check_table_name,
+    matching_any,
     plan_updates,
     select_matching,
 )
@@ -263,6 +266,38 @@ def _column_takes(target: _Target, field: str, values: Collection[Scalar] | None
     if isinstance(kind, Boolean):
         return all(isinstance(v, bool) for v in values)
     return isinstance(kind, Text) and all(isinstance(v, str) for v in values)
+
+
+def _where_conditions(
+    target: _Target, where: Mapping[str, Collection[Scalar]]
+) -> list[ColumnElement[bool]]:
+    """What the typed columns can say of ``where`` (a superset of the matches): a column's
+    values, and a column computed from a field."""
+    t = target.table
+    conditions: list[ColumnElement[bool]] = [
+        t.c[field].in_(sorted(set(values), key=str))
+        for field, values in where.items()
+        if _column_takes(target, field, values)
+    ]
+    return conditions + _derived_conditions(target, where)
+
+
+def _derived_conditions(
+    target: _Target, where: Mapping[str, Collection[Scalar]]
+) -> list[ColumnElement[bool]]:
+    """Conditions on columns computed from a field (a digest's ``time`` as its local minute):
+    a superset of the matches, narrowed by the check against the records themselves."""
+    if target.typed is None:
+        return []
+    conditions: list[ColumnElement[bool]] = []
+    for name, values in where.items():
+        derived = target.typed.derived.get(name)
+        if derived is None or not all(isinstance(v, str) for v in values):
+            continue
+        converted = {derived.convert(v) for v in values} - {None}
+        column = target.table.c[derived.column]
+        conditions.append(column.in_(sorted(converted)) if converted else column.is_(None))
+    return conditions
 
 
 def _driver_error(exc: psycopg.Error, *, lost: bool) -> StoreError:
@@ -508,11 +543,7 @@ class PostgresStore(Store):
         if any(not values for values in where.values()):
             return []
         t = target.table
-        conditions: list[ColumnElement[bool]] = [
-            t.c[field].in_(sorted(set(values), key=str))
-            for field, values in where.items()
-            if _column_takes(target, field, values)
-        ]
+        conditions = _where_conditions(target, where)
         conditions += [
             t.c[field] <= bound
             for field, bound in (at_most or {}).items()
@@ -542,6 +573,26 @@ class PostgresStore(Store):
             # A row the columns matched but its record did not: read them all, then cut.
             _, found = read(None)
         return found
+
+    def items_matching_any(
+        self, table: str, wheres: Sequence[Mapping[str, Collection[Scalar]]]
+    ) -> list[tuple[str, Record]]:
+        """One statement: the typed columns' conditions of each ``where`` joined by OR (each
+        an index lookup), checked again against the records as :meth:`items_matching` is."""
+        self._check(table)
+        target = _Target(table)
+        # A where with an empty set of values matches nothing.
+        live = [where for where in wheres if all(values for values in where.values())]
+        if not live:
+            return []
+        each = [_where_conditions(target, where) for where in live]
+        if not all(each):
+            return super().items_matching_any(table, live)
+        t = target.table
+        query = select(t.c.key, t.c.value).where(or_(*(and_(*c) for c in each))).order_by(t.c.key)
+        with self._transaction() as connection:
+            rows = [(key, value) for key, value in connection.execute(query)]
+        return matching_any(rows, live)
 
     def put_if_absent(self, table: str, key: str, value: Record) -> bool:
         return bool(self.put_many_if_absent(table, {key: value}))

@@ -13,10 +13,11 @@ Pure functions of an injected ``now``, so every rule can be tested with a fake c
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 # A clock change moves the wall clock by at most a few hours; a day bounds the search.
 _MAX_GAP_MINUTES = 24 * 60
@@ -76,12 +77,21 @@ def zone(name: str) -> ZoneInfo:
         raise ValueError(f"unknown time zone {name!r}") from None
 
 
+@functools.cache
+def known_zones() -> frozenset[str]:
+    """The IANA zone names a digest may use: those the zone database lists (the wave reads a
+    zone's digests by its name), UTC among them."""
+    return frozenset(available_timezones() | {"UTC"})
+
+
 def is_valid_zone(name: str) -> bool:
+    if name.strip() not in known_zones():
+        return False
     try:
         zone(name)
     except ValueError:
         return False
-    return bool(name.strip())
+    return True
 
 
 def _exists(local: datetime, tz: ZoneInfo) -> bool:

@@ -1,7 +1,8 @@
 """The digest wave: post every digest that is due at a given minute.
 
 - **Due** is decided by :func:`~suggestbot.flows.digests.schedule.due_occurrence` from the
-  ``now`` the wave is given (the job passes the real time; tests pass a fake one).
+  ``now`` the wave is given (the job passes the real time; tests pass a fake one), for the
+  digests :mod:`suggestbot.flows.digests.due` reads (by local time, not the whole table).
 - **Fan-out**: each (team, segment, use case) is read once per wave, however many channels
   share it (:mod:`suggestbot.flows.digests.content`).
 - **Workers**: the channels are dealt out to ``WAVE_WORKERS`` threads ("lanes"). A lane posts in
@@ -28,15 +29,15 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 from suggestbot import metrics
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.digests.content import GroupContent, GroupReads
 from suggestbot.flows.digests.delivery import Due, deliver
+from suggestbot.flows.digests.due import covered, find_due, uncovered
 from suggestbot.flows.digests.report import WaveReport
-from suggestbot.flows.digests.schedule import due_occurrence, from_epoch
 from suggestbot.flows.digests.writes import PendingWrites, SentCounts
 from suggestbot.flows.pacing import PACER, ChannelPacer
 from suggestbot.installations.scope import team_scope
@@ -91,35 +92,16 @@ def run_wave(deps: Deps, *, now: datetime, pacer: ChannelPacer = PACER) -> WaveR
     """
     with _wave_lock(deps.owner):
         report = WaveReport()
-        due = find_due(deps, now)
-        report.due = len(due)
-        if due:
-            _post_in_lanes(deps, due, pacer=pacer, report=report, clock=WaveClock(now))
-        return report
-
-
-def find_due(deps: Deps, now: datetime) -> list[Due]:
-    """Digests due by their own records. One handled by a wave that stopped before updating the
-    digest is among them; its lane finds the delivery's mark and counts it as ``already``."""
-    due: list[Due] = []
-    for digest in deps.records.digests.values():
-        if digest.paused:
-            continue
-        last = digest.last_posted_local_date
         try:
-            occurrence = due_occurrence(
-                subscriptions.schedule_of(digest),
-                now=now,
-                last_posted=date.fromisoformat(last) if last else None,
-                not_before=from_epoch(digest.active_since),
-            )
-        except ValueError as exc:
-            log.warning("digest %s has an unusable schedule (%s)", digest.id, exc)
-            continue
-        if occurrence is None:
-            continue
-        due.append(Due(digest, occurrence, wave=now.isoformat()))
-    return due
+            due = find_due(deps, now)
+            report.due = len(due)
+            if due:
+                _post_in_lanes(deps, due, pacer=pacer, report=report, clock=WaveClock(now))
+        except BaseException:
+            uncovered(deps)  # the next wave reads every digest: what this one missed is due
+            raise
+        covered(deps, now)
+        return report
 
 
 def prune(deps: Deps, *, now: datetime) -> int:
