@@ -20,6 +20,7 @@ from suggestbot.contentapi import SuggestionSet
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests import set_paused
 from suggestbot.flows.digests.wave import prune, run_wave
+from suggestbot.flows.digests.workspaces import forget_old
 from suggestbot.flows.inspiration import Asker
 from suggestbot.flows.pacing import ChannelPacer
 from suggestbot.store import MemoryStore
@@ -158,10 +159,12 @@ def deps(clock: Clock, slack: RecordingSlack, content: ReadyMadeContent) -> Deps
     return Deps(records=Records(MemoryStore()), content=content, slack=slack, clock=clock, **parts)
 
 
-def _digest(deps: Deps, channel: str, *, quiet: bool = False, paused: bool = False) -> Digest:
+def _digest(
+    deps: Deps, channel: str, *, quiet: bool = False, paused: bool = False, team: str = "T1"
+) -> Digest:
     """A digest at 09:00 Berlin every day, set up the day before (so today's time counts)."""
     digest = Digest(
-        team_id="T1",
+        team_id=team,
         channel_id=channel,
         created_by="U_ALICE",
         segment_id=SEGMENT,
@@ -309,3 +312,25 @@ def test_old_delivery_claims_are_forgotten(deps: Deps, clock: Clock) -> None:
     assert prune(deps, now=MONDAY_9AM + 3 * DAY) == 0
     assert prune(deps, now=MONDAY_9AM + 9 * DAY) == 1
     assert list(deps.records.digest_deliveries.items()) == []
+
+
+def test_which_replica_took_a_workspace_is_forgotten_an_hour_after_its_wave(
+    deps: Deps, clock: Clock
+) -> None:
+    _digest(deps, "C_SALES", team="T1")
+    _digest(deps, "C_OPS", team="T2")
+    _wave(deps, clock, MONDAY_9AM)
+    units = deps.records.digest_workspaces
+    # Claimed by this replica for the wave: no one else takes them while it lives.
+    assert (
+        units.claim_keys(
+            [f"{MONDAY_9AM.isoformat()}|T1", f"{MONDAY_9AM.isoformat()}|T2"],
+            owner="another",
+            now=MONDAY_9AM.timestamp(),
+            lease_s=60.0,
+        )
+        == []
+    )
+    assert forget_old(deps, now=MONDAY_9AM.timestamp() + 1800) == 0
+    assert forget_old(deps, now=MONDAY_9AM.timestamp() + 3700) == 2
+    assert units.holders(now=MONDAY_9AM.timestamp()) == 0

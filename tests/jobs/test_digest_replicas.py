@@ -1,5 +1,6 @@
 """Two replicas run the digest wave of the same minute on one store: every digest is posted
-once, each channel's digests by one of them (in order), and both take part; one that dies
+once, each workspace's digests by one of them (in order, its content read once), and both take
+part; one that dies
 mid-wave leaves its unposted digests to the next minute's wave of the other, which looks in
 the channel before posting what the dead one may have sent."""
 
@@ -34,6 +35,7 @@ from suggestbot.store.records import Records
 
 CHANNELS = 40
 PER_CHANNEL = 2
+WORKSPACES = 8  # channel n is in workspace n % 8
 # A post takes a little time, as over the network (the whole wave otherwise ends in the time
 # the other replica takes to start).
 POST_S = 0.005
@@ -65,9 +67,19 @@ class SharedSlack(RecordingSlack):
             return answer
 
 
-def _replica(records: Records, slack: SharedSlack, content: ReadyMadeContent) -> Deps:
+def _replica(
+    records: Records, slack: SharedSlack, content: ReadyMadeContent, *, beats: bool = True
+) -> Deps:
+    """A replica's flows, with its heartbeat (as its timers keep it): the wave counts the live
+    replicas to take its share of the workspaces."""
     parts: dict[str, Any] = {"vault": None, "timers": None}
-    return Deps(records=records, content=content, slack=slack, clock=time.time, **parts)
+    deps = Deps(records=records, content=content, slack=slack, clock=time.time, **parts)
+    if not beats:
+        return deps
+    now = time.time()
+    records.replicas.schedule(deps.owner, due_at=now)
+    records.replicas.claim_keys([deps.owner], owner=deps.owner, now=now, lease_s=600.0)
+    return deps
 
 
 def _run_at_once(replicas: list[Deps], now: Any) -> list[WaveReport | BaseException]:
@@ -106,12 +118,16 @@ def _lane_names_follow_replicas(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _setup(store: Store) -> tuple[Records, list[str]]:
     records = Records(store)
-    seed = _replica(records, SharedSlack(), ReadyMadeContent())
+    seed = _replica(records, SharedSlack(), ReadyMadeContent(), beats=False)
     channels = [f"C{n:02}" for n in range(CHANNELS)]
-    for channel in channels:
+    for n, channel in enumerate(channels):
         for _ in range(PER_CHANNEL):
-            _digest(seed, channel)
+            _digest(seed, channel, team=_workspace(n))
     return records, channels
+
+
+def _workspace(channel_no: int) -> str:
+    return f"T{channel_no % WORKSPACES}"
 
 
 def test_two_replicas_running_one_minute_post_every_digest_once(
@@ -126,12 +142,17 @@ def test_two_replicas_running_one_minute_post_every_digest_once(
     reports = _run_at_once(replicas, MONDAY_9AM)
 
     assert all(isinstance(r, WaveReport) for r in reports), reports
-    for channel in channels:
+    posted_by: dict[str, set[str]] = {}
+    for n, channel in enumerate(channels):
         posts = [p for p in slack.posts if p["channel"] == channel]
         assert len(posts) == PER_CHANNEL  # each digest once
-        assert len({slack.by[p["ts"]] for p in posts}) == 1  # one replica per channel
-    assert sum(r.posted for r in reports if isinstance(r, WaveReport)) == CHANNELS * PER_CHANNEL
+        posted_by.setdefault(_workspace(n), set()).update(slack.by[p["ts"]] for p in posts)
+    assert all(len(by) == 1 for by in posted_by.values()), posted_by  # one replica a workspace
+    done = [r for r in reports if isinstance(r, WaveReport)]
+    assert sum(r.posted for r in done) == CHANNELS * PER_CHANNEL
     assert len(set(slack.by.values())) == 2, "both replicas posted"
+    # Each workspace's content was read once, by the replica that posted it.
+    assert sum(r.reads for r in done) == WORKSPACES
     # Nothing is due any more, on either replica.
     later = MONDAY_9AM + timedelta(minutes=1)
     assert [run_wave(r, now=later).due for r in replicas] == [0, 0]

@@ -38,6 +38,7 @@ from suggestbot.flows.digests.content import GroupContent, GroupReads
 from suggestbot.flows.digests.delivery import Due, deliver
 from suggestbot.flows.digests.due import covered, find_due, uncovered
 from suggestbot.flows.digests.report import WaveReport
+from suggestbot.flows.digests.workspaces import WorkspaceClaims, forget_old
 from suggestbot.flows.digests.writes import PendingWrites, SentCounts
 from suggestbot.flows.pacing import PACER, ChannelPacer
 from suggestbot.installations.scope import team_scope
@@ -96,7 +97,7 @@ def run_wave(deps: Deps, *, now: datetime, pacer: ChannelPacer = PACER) -> WaveR
             due = find_due(deps, now)
             report.due = len(due)
             if due:
-                _post_in_lanes(deps, due, pacer=pacer, report=report, clock=WaveClock(now))
+                _post_by_workspace(deps, due, now=now, pacer=pacer, report=report)
         except BaseException:
             uncovered(deps)  # the next wave reads every digest: what this one missed is due
             raise
@@ -105,7 +106,9 @@ def run_wave(deps: Deps, *, now: datetime, pacer: ChannelPacer = PACER) -> WaveR
 
 
 def prune(deps: Deps, *, now: datetime) -> int:
-    """Forget delivery claims for local dates long past."""
+    """Forget delivery claims for local dates long past (and which replica posted the
+    workspaces of waves over an hour past)."""
+    forget_old(deps, now=now.timestamp())
     oldest = (now - KEEP_DELIVERIES).date().isoformat()
     table = deps.records.digest_deliveries
     removed = 0
@@ -113,6 +116,28 @@ def prune(deps: Deps, *, now: datetime) -> int:
         if delivery_date(key) < oldest and table.delete(key):
             removed += 1
     return removed
+
+
+def _post_by_workspace(
+    deps: Deps, due: Sequence[Due], *, now: datetime, pacer: ChannelPacer, report: WaveReport
+) -> None:
+    """Post the due digests of the workspaces this replica claims, its share first, then what
+    no live replica holds, until none is left (see :mod:`~suggestbot.flows.digests.workspaces`)."""
+    clock = WaveClock(now)
+    by_team: dict[str, list[Due]] = {}
+    for item in due:
+        by_team.setdefault(item.digest.team_id, []).append(item)
+    claims = WorkspaceClaims(
+        deps, wave=clock.wave, due_at=now.timestamp(), teams=list(by_team), clock=deps.clock
+    )
+    teams = claims.first()
+    while teams:
+        items = [item for team in teams for item in by_team[team]]
+        _post_in_lanes(deps, items, pacer=pacer, report=report, clock=clock)
+        teams = claims.more()
+    for item in due:
+        if item.digest.id not in report.outcomes:  # its workspace is another replica's
+            report.record(item.digest.id, "elsewhere", late=False)
 
 
 # --- lanes ---------------------------------------------------------------------------------------
