@@ -124,4 +124,4 @@ def _due(digest: Digest, now: datetime) -> Due | None:
         return None
     if occurrence is None:
         return None
-    return Due(digest, occurrence, wave=now.isoformat())
+    return Due(digest, occurrence, wave=now.replace(second=0, microsecond=0).isoformat())

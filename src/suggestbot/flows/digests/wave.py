@@ -77,7 +77,9 @@ class WaveClock:
     a wave that died long run out, whatever clock a test gives the wave."""
 
     def __init__(self, now: datetime) -> None:
-        self.wave = now.isoformat()
+        # The wave's name is its minute: every replica's wave of a minute starts a moment apart.
+        self.minute = now.replace(second=0, microsecond=0).timestamp()
+        self.wave = now.replace(second=0, microsecond=0).isoformat()
         self._start = now.timestamp()
         self._began = time.monotonic()
 
@@ -128,7 +130,7 @@ def _post_by_workspace(
     for item in due:
         by_team.setdefault(item.digest.team_id, []).append(item)
     claims = WorkspaceClaims(
-        deps, wave=clock.wave, due_at=now.timestamp(), teams=list(by_team), clock=deps.clock
+        deps, wave=clock.wave, due_at=clock.minute, teams=list(by_team), clock=deps.clock
     )
     teams = claims.first()
     while teams:
