@@ -91,7 +91,11 @@ def _run_at_once(replicas: list[Deps], now: Any) -> list[WaveReport | BaseExcept
         start.wait()
         try:
             # Posts a channel a hundredth of a second apart (the real second, scaled down).
-            results[index] = run_wave(replicas[index], now=now, pacer=ChannelPacer(spacing_s=0.01))
+            # Each replica's minute job fires a moment after the minute, not at the same instant.
+            fired = now + timedelta(seconds=0.25 * index)
+            results[index] = run_wave(
+                replicas[index], now=fired, pacer=ChannelPacer(spacing_s=0.01)
+            )
         except BaseException as exc:  # a replica that "dies"
             results[index] = exc
 
