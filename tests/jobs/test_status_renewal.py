@@ -1,9 +1,10 @@
 """Status lines are renewed every minute — well inside the two minutes after which Slack drops
-one — for the requests still working, each in its own workspace, and a failing renewal never
-stops the next one."""
+one — for the requests still working, each in its own workspace, by one replica at a time, and
+a failing renewal never stops the next one."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from jobs_helpers import store_only_deps
@@ -67,3 +68,51 @@ def test_a_failing_renewal_is_logged_and_the_job_keeps_its_minute() -> None:
     status_renewal.schedule(scheduler, deps)
     assert status_renewal.JOB_ID in scheduler.job_ids()
     assert status_renewal.EVERY_S <= 60.0  # half of the two minutes Slack keeps a line
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_900_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_one_replica_renews_the_lines_each_minute() -> None:
+    slack = StatusSlack()
+    first = store_only_deps(slack=slack)
+    second = dataclasses.replace(first, owner="second replica")  # the same store and Slack
+    req = _request("T1", "submitted", "1.1")
+    first.records.requests.put(req.id, req)
+    clock = Clock()
+    for replica in (first, second):
+        status_renewal.schedule(Scheduler(workers=1), replica, clock=clock)
+
+    # Both look at the same moment: one of them renews the line.
+    done = [status_renewal.renew_if_due(r, clock=clock) for r in (first, second)]
+    assert sorted(done) == [False, True] and len(slack.calls) == 1
+    # Looking again within the minute renews nothing; after it, one of them renews again.
+    clock.now += status_renewal.LOOK_EVERY_S
+    assert not any(status_renewal.renew_if_due(r, clock=clock) for r in (second, first))
+    clock.now += status_renewal.EVERY_S - status_renewal.LOOK_EVERY_S
+    done = [status_renewal.renew_if_due(r, clock=clock) for r in (second, first)]
+    assert done == [True, False] and len(slack.calls) == 2
+
+
+def test_a_replica_that_dies_renewing_leaves_the_next_renewal_to_another() -> None:
+    slack = StatusSlack()
+    dying = store_only_deps(slack=slack)
+    living = dataclasses.replace(dying, owner="living replica")
+    req = _request("T1", "submitted", "1.1")
+    dying.records.requests.put(req.id, req)
+    clock = Clock()
+    status_renewal.schedule(Scheduler(workers=1), dying, clock=clock)
+    queue = dying.records.status_renewal
+    # The dying replica claimed the renewal and died before writing the next one.
+    claimed = queue.claim_due(
+        owner=dying.owner, now=clock(), due_by=clock(), lease_s=status_renewal.EVERY_S, limit=1
+    )
+    assert [c.key for c in claimed] == [status_renewal.UNIT]
+    assert not status_renewal.renew_if_due(living, clock=clock)
+    clock.now += status_renewal.EVERY_S
+    assert status_renewal.renew_if_due(living, clock=clock) and len(slack.calls) == 1

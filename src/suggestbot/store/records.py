@@ -480,6 +480,8 @@ class Records:
         self.run_sends = WorkQueue(store, "run_sends")
         # Periodic passes that one replica at a time runs (forgetting old state), keyed by name.
         self.maintenance = WorkQueue(store, "maintenance")
+        # The renewal of every status line, one unit due each minute: one replica renews them.
+        self.status_renewal = WorkQueue(store, "status_renewal")
         # The workspaces of a digest wave, keyed "{wave}|{team_id}": which replica posts them.
         self.digest_workspaces = WorkQueue(store, "digest_workspaces")
         # One unit per live process that claims work, keyed by its owner id and leased to it:
