@@ -666,3 +666,11 @@ def test_put_if_absent_held_by_many_at_once_holds_for_the_one_that_stored(store:
         if store.renew("interactions", ["event:Ev1"], owner=o, now=101.0, lease_s=10.0)
     ]
     assert held_by == [f"o{winner}"]
+
+
+def test_a_unit_written_and_held_to_end_at_one_time_is_claimed_once(store: Store) -> None:
+    """As a held send is written: due when its hold ends, then held until that same time."""
+    store.schedule("run_sends", "r1", due_at=110.0)
+    assert store.claim_keys("run_sends", ["r1"], owner="a", now=100.0, lease_s=10.0) == ["r1"]
+    claims = store.claim_due("run_sends", owner="b", now=111.0, due_by=111.0, lease_s=10, limit=9)
+    assert [(c.key, c.taken_over) for c in claims] == [("r1", True)]
