@@ -2,12 +2,13 @@
 
 Before it acks a ``/suggest brief``, the app claims the delivery (``DeliveryLog.first_time``:
 an ``update`` of an absent key), reads the linked user (``get``), records the brief (``put``)
-and counts it (``update`` of an existing key). Before it acks a thread reply, a modal submission
-or a button press that starts work, the claim also keeps the delivery, sealed, and holds it for
-this replica as a unit of work (``held``: ``first_time(key, pending=…)``). This script times
-each kind alone, one call after the other from one thread, so the figures are the cost of one call with nothing
-competing in the process: wall time (what the ack waits for) and the process's CPU time (what
-the other threads wait for, under one interpreter lock), median and p99 in milliseconds.
+and counts it (``update`` of an existing key). Before it acks a thread reply, a modal
+submission or a button press that starts work, the claim also keeps the delivery, sealed, and
+holds it for this replica as a unit of work (``held``: ``first_time(key, pending=…)``). This
+script times each kind alone, one call after the other from one thread, so the figures are the
+cost of one call with nothing competing in the process: wall time (what the ack waits for) and
+the process's CPU time (what the other threads wait for, under one interpreter lock), median
+and p99 in milliseconds.
 
 PostgreSQL is a throwaway 15 cluster on loopback with its production durability settings
 (``fsync``, ``full_page_writes`` and ``synchronous_commit`` on), made by ``benchkit``; the
