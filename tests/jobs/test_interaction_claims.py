@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from no_whole_tables import NoWholeTables
 from suggestbot import metrics
 from suggestbot.jobs.interaction_claims import InteractionClaims
 from suggestbot.store import DeliveryLog, MemoryStore
@@ -91,3 +92,20 @@ def test_work_that_cannot_start_here_is_let_go_and_claimed_again_later() -> None
     assert job_b.look() == 0
     clock.now += LEASE_S
     assert job_b.look() == 1 and calls == ["event:Ev1", "event:Ev1"]
+
+
+def test_looking_for_lapsed_holds_never_reads_the_deliveries_whole() -> None:
+    store, clock = NoWholeTables(), FakeClock()
+    a = DeliveryLog(store, clock=clock, owner="a", lease_s=LEASE_S)
+    b = DeliveryLog(store, clock=clock, owner="b", lease_s=LEASE_S)
+    for n in range(50):
+        a.first_time(f"event:Ev{n}", pending="sealed")
+        a.first_time(f"command:T{n}")  # nothing kept
+    clock.now += 3 * 3600  # every entry expired, and a's holds lapsed long ago
+    store.guarding = True
+    carried: list[str] = []
+    assert InteractionClaims(b, carry_out=carried.append).look() == 50
+    assert b.prune() == 50  # the finished ones; the unfinished are carried out first
+    for key in carried:
+        b.finish(key)
+    assert b.prune() == 50
