@@ -64,8 +64,8 @@ SLACK_RATE_LIMITED = Counter(
 )
 CLAIMS_TAKEN_OVER = Counter(
     "suggestbot_claims_taken_over",
-    "Units of deferred work (a run poll, a resend, a digest delivery) whose lease another "
-    "replica let lapse and this one took over.",
+    "Units of deferred work (a run poll, a resend, a recorded interaction, a digest delivery) "
+    "whose lease another replica let lapse and this one took over.",
     registry=REGISTRY,
 )
 

@@ -189,6 +189,9 @@ def test_a_modal_with_an_empty_brief_stays_open_with_the_reason_by_the_field(
     }
     assert list(ws.deps.records.requests.values()) == []
     assert runs_of(ws) == []
+    # Nothing to carry out: the submission is not kept, nor held by this replica.
+    assert ws.deps.deliveries is not None and ws.deps.deliveries.unfinished() == []
+    assert ws.deps.deliveries.held() == set()
 
 
 # -- thread replies ------------------------------------------------------------------------------

@@ -658,3 +658,68 @@ def test_release_many_sets_due_times_only_of_units_the_owner_still_holds(store: 
     later = store.claim_due("polls", owner="C", now=40.0, due_by=40.0, lease_s=1, limit=9)
     assert [(c.key, c.due_at) for c in later] == [("rescheduled", 40.0)]
     assert store.release_many("polls", {}, owner="A") == []
+
+
+def test_put_if_absent_held_holds_a_unit_only_for_the_record_it_stored(store: Store) -> None:
+    kept = {"at": 1.0, "pending_enc": "sealed"}
+    lease = {"queue": "interactions", "lease_s": 10.0}
+    assert store.put_if_absent_held("deliveries", "k", kept, owner="a", now=100.0, **lease)
+    assert not store.put_if_absent_held(
+        "deliveries", "k", {"at": 2.0}, owner="b", now=101.0, **lease
+    )
+    assert store.get("deliveries", "k") == kept
+    # Held by "a" until 110, whoever asks; "b"'s attempt changed nothing.
+    assert (
+        store.claim_due("interactions", owner="b", now=109.0, due_by=109.0, lease_s=10, limit=9)
+        == []
+    )
+    assert store.renew("interactions", ["k"], owner="b", now=105.0, lease_s=10.0) == []
+    assert store.renew("interactions", ["k"], owner="a", now=105.0, lease_s=10.0) == ["k"]
+    assert (
+        store.claim_due("interactions", owner="b", now=114.0, due_by=114.0, lease_s=10, limit=9)
+        == []
+    )
+    [claim] = store.claim_due(
+        "interactions", owner="b", now=115.0, due_by=115.0, lease_s=10.0, limit=9
+    )
+    assert (claim.key, claim.taken_over) == ("k", True)
+    assert store.release("interactions", "k", owner="b", due_at=None)
+    assert (
+        store.claim_due("interactions", owner="a", now=999.0, due_by=999.0, lease_s=10, limit=9)
+        == []
+    )
+
+
+def test_put_if_absent_held_by_many_at_once_holds_for_the_one_that_stored(store: Store) -> None:
+    won = run_concurrently(
+        lambda n: store.put_if_absent_held(
+            "deliveries",
+            "event:Ev1",
+            {"at": float(n), "pending_enc": f"sealed {n}"},
+            queue="interactions",
+            owner=f"o{n}",
+            now=100.0,
+            lease_s=10.0,
+        )
+    )
+    assert sum(won) == 1
+    winner = won.index(True)
+    assert store.get("deliveries", "event:Ev1") == {
+        "at": float(winner),
+        "pending_enc": f"sealed {winner}",
+    }
+    owners = [f"o{n}" for n in range(THREADS)]
+    held_by = [
+        o
+        for o in owners
+        if store.renew("interactions", ["event:Ev1"], owner=o, now=101.0, lease_s=10.0)
+    ]
+    assert held_by == [f"o{winner}"]
+
+
+def test_a_unit_written_and_held_to_end_at_one_time_is_claimed_once(store: Store) -> None:
+    """As a held send is written: due when its hold ends, then held until that same time."""
+    store.schedule("run_sends", "r1", due_at=110.0)
+    assert store.claim_keys("run_sends", ["r1"], owner="a", now=100.0, lease_s=10.0) == ["r1"]
+    claims = store.claim_due("run_sends", owner="b", now=111.0, due_by=111.0, lease_s=10, limit=9)
+    assert [(c.key, c.taken_over) for c in claims] == [("r1", True)]

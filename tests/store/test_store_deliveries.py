@@ -8,11 +8,15 @@ import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from suggestbot.store import DeliveryLog, MemoryStore, SqliteStore
+from suggestbot.store import DeliveryLog, MemoryStore, SqliteStore, Store, deliveries
+from suggestbot.store.codec import Record
+from suggestbot.store.postgres import PostgresStore
 
 HOUR = 3600.0
 
@@ -140,9 +144,11 @@ def test_prune_deletes_only_expired_entries() -> None:
     log.first_time("recent")
     store.put("deliveries", "malformed", {"at": "yesterday"})
     clock.now += HOUR / 2
-    assert log.prune() == 2
-    assert [key for key, _ in store.items("deliveries")] == ["recent"]
+    assert log.prune() == 1
+    # Found by its time only: an entry whose time is no number stays, and its key counts as new.
+    assert [key for key, _ in store.items("deliveries")] == ["malformed", "recent"]
     assert log.first_time("recent") is False
+    assert log.first_time("malformed") is True
     assert log.prune() == 0
 
 
@@ -179,3 +185,95 @@ def test_prune_keeps_unfinished_work() -> None:
     clock.now += 3 * HOUR
     assert log.prune() == 1
     assert log.unfinished() == [("open", "sealed")]
+
+
+@pytest.fixture(params=["memory", "postgresql"])
+def shared(request: pytest.FixtureRequest) -> Iterator[Store]:
+    """One store two replicas share (in one process for the memory store)."""
+    store: Store = (
+        MemoryStore()
+        if request.param == "memory"
+        else PostgresStore(request.getfixturevalue("postgres_url"))
+    )
+    yield store
+    store.close()
+
+
+def test_a_kept_delivery_is_held_until_finished_and_claimed_once_its_hold_lapses(
+    shared: Store,
+) -> None:
+    clock = FakeClock()
+    dying = DeliveryLog(shared, clock=clock, owner="dying", lease_s=10.0)
+    living = DeliveryLog(shared, clock=clock, owner="living", lease_s=10.0)
+    assert dying.first_time("event:Ev1", pending="sealed-1") is True
+    assert dying.held() == {"event:Ev1"}
+    assert living.first_time("event:Ev1", pending="sealed-1") is False  # Slack's retry
+    assert living.held() == set()
+
+    clock.now += 9.0
+    assert living.claim_abandoned(limit=10) == []  # held, and renewed while the work runs
+    assert dying.renew_held() == []
+    clock.now += 9.0
+    assert living.claim_abandoned(limit=10) == []
+
+    clock.now += 10.0  # the holder died: no renewal for a lease period
+    [claim] = living.claim_abandoned(limit=10)
+    assert (claim.key, claim.taken_over) == ("event:Ev1", True)
+    assert living.pending("event:Ev1") == "sealed-1"
+    assert dying.renew_held() == ["event:Ev1"]  # a stalled holder learns it lost it
+    living.finish("event:Ev1")
+    assert living.pending("event:Ev1") is None and living.held() == set()
+    clock.now += 60.0
+    assert dying.claim_abandoned(limit=10) == living.claim_abandoned(limit=10) == []
+
+
+def test_a_claimed_unit_whose_work_already_ended_is_just_ended(shared: Store) -> None:
+    """A holder that died between finishing the entry and ending its hold."""
+    clock = FakeClock()
+    dying = DeliveryLog(shared, clock=clock, owner="dying", lease_s=10.0)
+    living = DeliveryLog(shared, clock=clock, owner="living", lease_s=10.0)
+    dying.first_time("event:Ev1", pending="sealed-1")
+    shared.update("deliveries", "event:Ev1", lambda e: {"at": (e or {}).get("at")})
+    clock.now += 11.0
+    [claim] = living.claim_abandoned(limit=10)
+    assert living.pending(claim.key) is None
+    living.finish(claim.key)
+    clock.now += 60.0
+    assert living.claim_abandoned(limit=10) == []
+
+
+def test_a_units_own_late_renewal_does_not_hand_it_back_as_abandoned() -> None:
+    clock = FakeClock()
+    log = DeliveryLog(MemoryStore(), clock=clock, owner="me", lease_s=10.0)
+    log.first_time("event:Ev1", pending="sealed-1")
+    clock.now += 11.0  # the renewal came late: the work still runs here
+    assert log.claim_abandoned(limit=10) == []
+    assert log.held() == {"event:Ev1"} and log.renew_held() == []
+
+
+def test_prune_reads_only_expired_entries_page_by_page(
+    shared: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = FakeClock()
+    log = DeliveryLog(shared, ttl_s=HOUR, clock=clock)
+    monkeypatch.setattr(deliveries, "PRUNE_PAGE", 3)
+    for n in range(7):
+        log.first_time(f"old{n}")
+    log.first_time("open", pending="sealed")
+    clock.now += HOUR
+    log.first_time("recent")
+    seen: list[int] = []
+    matching = shared.items_matching
+
+    def counted(*args: Any, **kwargs: Any) -> list[tuple[str, Record]]:
+        found = matching(*args, **kwargs)
+        seen.append(len(found))
+        return found
+
+    monkeypatch.setattr(shared, "items_matching", counted)
+    if isinstance(shared, PostgresStore):  # the single-process stores read their table
+        monkeypatch.setattr(shared, "items", lambda table: pytest.fail("read the whole table"))
+    assert log.prune() == 7
+    assert max(seen) <= 3
+    monkeypatch.undo()
+    assert sorted(key for key, _ in shared.items("deliveries")) == ["open", "recent"]

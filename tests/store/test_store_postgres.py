@@ -16,6 +16,7 @@ from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
 from suggestbot.store import (
+    DeliveryLog,
     SchemaNotCurrent,
     StoreError,
     StoreUnavailable,
@@ -558,6 +559,42 @@ def test_after_one_call_meets_a_dead_connection_the_next_call_works_at_once(
         assert postgres.password not in str(lost.value)
         store.put("users", "T1:U2", {"team_id": "T1", "user_id": "U2", "state": "linked"})
         assert [key for key, _ in store.items("users")] == ["T1:U1", "T1:U2"]
+
+
+def test_pruning_deliveries_reads_the_expired_ones_by_the_time_index(postgres_url: str) -> None:
+    now = 1_700_000_000.0
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO deliveries (key, value, at, unfinished) SELECT 'event:' || n, "
+                    "json_build_object('at', CAST(:now AS double precision) + n), :now + n, false "
+                    "FROM generate_series(1, 20000) AS n"
+                ),
+                {"now": now},
+            )
+            connection.execute(text("ANALYZE deliveries"))
+        log = DeliveryLog(store, clock=lambda: now + 3600 * 2 + 10.5)  # ten are expired
+        issued: list[tuple[str, Any]] = []
+
+        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+            if "FROM deliveries" in statement and statement.lstrip().startswith("SELECT"):
+                issued.append((statement, params))
+
+        event.listen(store.engine, "before_cursor_execute", note)
+        try:
+            assert log.prune() == 10
+        finally:
+            event.remove(store.engine, "before_cursor_execute", note)
+        assert store.get("deliveries", "event:10") is None
+        assert store.get("deliveries", "event:11") is not None
+        [(statement, params)] = issued
+        with store.engine.begin() as connection:
+            plan = "\n".join(
+                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+            )
+        assert "ix_deliveries_at" in plan, plan
+        assert "Seq Scan" not in plan, plan
 
 
 def test_the_digest_wave_reads_the_digests_due_by_index(postgres_url: str) -> None:

@@ -27,9 +27,10 @@ from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.deps import Deps
 from suggestbot.jobs import digest_wave, inspiration_watch, maintenance, status_renewal
+from suggestbot.jobs.interaction_claims import InteractionClaims
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import SchedulerTimers
+from suggestbot.jobs.timers import SchedulerTimers, lease_period
 from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.server.builtin_sandbox import EmbeddedSandbox
@@ -37,7 +38,7 @@ from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.server.readiness import Readiness
 from suggestbot.server.slack_retries import CountedRateLimitRetryHandler
 from suggestbot.slackapp.app import build_app
-from suggestbot.slackapp.listeners.interactions import replay_unfinished
+from suggestbot.slackapp.listeners.interactions import carry_out_claimed, replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
 from suggestbot.slackapp.tenancy import Tenancy
 from suggestbot.store import DeliveryLog, TokenVault, open_app_store
@@ -167,7 +168,8 @@ class Runtime:
         self.background = YieldingExecutor(
             gate=self.gate, max_workers=BACKGROUND_THREADS, thread_name_prefix="suggestbot-work"
         )
-        self.deliveries = DeliveryLog(self.store)
+        # Recorded interactions are held under the same owner as this replica's other work.
+        self.deliveries = DeliveryLog(self.store, owner=self.timers.owner)
         self.deps = Deps(
             records=Records(self.store),
             vault=self.vault,
@@ -190,6 +192,11 @@ class Runtime:
         if crash_point is not None:
             self.deps.crash_point = crash_point
         self.timers.deps = self.deps
+        self.deliveries.lease_s = lease_period(self.deps)
+        # Lapsed holds of recorded interactions are carried out here, by the Slack edge.
+        self.interaction_claims = InteractionClaims(
+            self.deliveries, carry_out=functools.partial(carry_out_claimed, self.deps)
+        )
         signing = settings.slack_signing_secret
         self.app: App = build_app(
             deps=self.deps,
@@ -254,6 +261,7 @@ class Runtime:
         resume_all(self.deps)
         # After the requests: a replayed interaction finds the requests it already created.
         replay_unfinished(self.deps)
+        self.interaction_claims.schedule(self.scheduler)
         digest_wave.schedule(self.scheduler, self.deps)
         status_renewal.schedule(self.scheduler, self.deps)
         inspiration_watch.schedule(self.scheduler, self.deps)
@@ -263,10 +271,13 @@ class Runtime:
         """Let work in flight finish, then close the store and clients.
 
         Call it once no new Slack requests arrive (the HTTP server or socket is closed). In
-        order: listeners still running finish (they only hand work over), then the work they
-        handed over (which may still set timers), then the running timer jobs; timers not yet
-        due stay in the store and are resumed by the next start.
+        order: no more recorded interactions are claimed from other replicas (the holds of
+        those in flight are renewed until the scheduler stops), listeners still running finish
+        (they only hand work over), then the work they handed over (which may still set
+        timers), then the running timer jobs; timers not yet due stay in the store and are
+        resumed by the next start.
         """
+        self.interaction_claims.stop_claiming()
         self.app.listener_runner.listener_executor.shutdown(wait=True)
         self.background.shutdown(wait=True)
         self.timers.stop(wait=True)

@@ -342,6 +342,32 @@ class Store(ABC):
         rescheduling a page of runs must not pay a commit for each.
         """
 
+    # Whether leases are seen by other processes and outlive this one (a shared database).
+    # When they are not (SQLite, memory), every lease is gone with the process that held it.
+    shares_leases = False
+
+    def put_if_absent_held(
+        self,
+        table: str,
+        key: str,
+        value: Record,
+        *,
+        queue: str,
+        owner: str,
+        now: float,
+        lease_s: float,
+    ) -> bool:
+        """:meth:`put_if_absent`, and, only when it stored ``value``, the unit ``key`` of
+        ``queue`` written as held by ``owner`` until ``now + lease_s`` (due then); whether it
+        stored. Work recorded before an ack needs both, and the ack waits for them: a database
+        does them in one round trip. Here, for the single-process stores, one after the other
+        (their leases die with the process anyway)."""
+        if not self.put_if_absent(table, key, value):
+            return False
+        self.schedule(queue, key, due_at=now + lease_s)
+        self.claim_keys(queue, [key], owner=owner, now=now, lease_s=lease_s)
+        return True
+
     @abstractmethod
     def holders(self, queue: str, *, now: float) -> int:
         """How many distinct owners hold a lease in ``queue`` that has not run out by ``now``.

@@ -58,11 +58,15 @@ class LeaseBook:
     ) -> list[Claim]:
         claimable: list[tuple[str, _Unit]] = []
         kept: list[tuple[str, _Unit]] = []
+        seen: set[str] = set()
         while self._heap and self._heap[0][0] <= due_by and len(claimable) < limit:
             ready_at, _, key = heapq.heappop(self._heap)
             unit = self._units.get(key)
-            if unit is None or unit.ready_at != ready_at:
-                continue  # replaced, claimed or forgotten since
+            if unit is None or unit.ready_at != ready_at or key in seen:
+                # Replaced, claimed or forgotten since; or an entry pushed again at the same
+                # ready time (scheduled, then claimed, to end when its hold does).
+                continue
+            seen.add(key)
             if unit.owner is not None and unit.lease_until > now:
                 kept.append((key, unit))  # runs out within the tolerance, not yet
                 continue

@@ -324,6 +324,9 @@ class PostgresStore(Store):
         StoreUnavailable: the database cannot be reached.
     """
 
+    # Every replica on the database sees the leases; they outlive the process that took them.
+    shares_leases = True
+
     def __init__(self, url: str, *, check_schema: bool = True) -> None:
         self._engine: Engine = create_engine(
             database_url(url),
@@ -599,6 +602,32 @@ class PostgresStore(Store):
 
     def update(self, table: str, key: str, fn: Updater) -> Record | None:
         return self.update_many(table, {key: fn})[key]
+
+    def put_if_absent_held(
+        self,
+        table: str,
+        key: str,
+        value: Record,
+        *,
+        queue: str,
+        owner: str,
+        now: float,
+        lease_s: float,
+    ) -> bool:
+        target = self._check(table, (key,))
+        self._check_queue(queue, (key,))
+        encoded = self._encoded({key: value})
+        until = now + lease_s
+        params = (
+            lock_ids(table, [key]),
+            *target.rows_params(encoded),
+            queue,
+            until,
+            until,
+            owner,
+            until,
+        )
+        return bool(self._single(target.locked_insert_absent_held, params))
 
     @staticmethod
     def _encoded(items: Mapping[str, Record]) -> dict[str, tuple[str, Record]]:

@@ -3,9 +3,12 @@
 Slack never resends a thread reply, a modal submission or a button press it had our 200 for:
 when the process dies between the ack and the end of the work, only what was written before
 the ack can bring it back. Briefs are recorded as requests before their ack; every other
-interaction that starts work is kept, sealed, in the same write that claims its delivery (see
-:class:`~suggestbot.store.DeliveryLog`, written by the ``process_once`` middleware), finished
-when its work ends, and carried out again by :func:`replay_unfinished` at the next start.
+interaction that starts work is kept, sealed, in the same write that claims its delivery and
+holds it for this replica (see :class:`~suggestbot.store.DeliveryLog`, written by the
+``process_once`` middleware), and finished when its work ends. When the replica dies first,
+its hold runs out and any live replica claims the delivery and carries it out
+(:func:`carry_out_claimed`, called by ``jobs.interaction_claims``); on a single-process store,
+whose holds die with the process, :func:`replay_unfinished` carries out every one at start.
 
 A listener registers the work it hands over with :func:`on_view`, :func:`on_action`,
 :func:`on_event` or :func:`on_thread_reply`, as a function of the delivery alone, so that the
@@ -130,37 +133,60 @@ def finish_current(deps: Deps) -> None:
 
 
 def replay_unfinished(deps: Deps) -> int:
-    """Carry out every recorded interaction whose work did not finish (the process died
-    first), each on the background pool; returns how many were handed over."""
-    if deps.deliveries is None:
+    """At start, on a store whose holds died with the process before (SQLite, memory): carry
+    out every recorded interaction whose work did not finish, each on the background pool;
+    returns how many were handed over. On a shared database a start carries out nothing: live
+    replicas hold what they work on, and a dead one's holds are claimed once they run out."""
+    if deps.deliveries is None or deps.deliveries.shares_leases:
         return 0
     replayed = 0
     for key, sealed in deps.deliveries.unfinished():
-        if deps.deliveries.next_attempt(key) > MAX_ATTEMPTS:
-            log.error(
-                "giving up a recorded %s: its work was cut short %d times",
-                _what(key),
-                MAX_ATTEMPTS,
-            )
-            finish(deps, key)
-            continue
-        try:
-            kept = json.loads(deps.vault.unseal(sealed))
-        except (VaultError, ValueError):
-            log.error("a recorded %s cannot be decrypted with the keys given; dropped", _what(key))
-            finish(deps, key)
-            continue
-        work = _WORK.get(str(kept.get("kind")))
-        if work is None:
-            log.warning("no work is registered for a recorded %s; dropped", kept.get("kind"))
-            finish(deps, key)
-            continue
-        body = {k: v for k, v in kept["body"].items() if k != "trigger_id"}
-        _hand_over(deps, key, work, body, kept.get("team"), kept.get("bot"))
-        replayed += 1
+        deps.deliveries.hold(key)
+        replayed += _carry_out(deps, key, sealed)
     if replayed:
         log.info("carrying out %d interaction(s) acknowledged before the restart", replayed)
     return replayed
+
+
+def carry_out_claimed(deps: Deps, key: str) -> bool:
+    """Carry out the recorded interaction ``key``, claimed by this replica from one whose hold
+    ran out (it died); whether work was handed over. One already finished is just ended."""
+    if deps.deliveries is None:
+        return False
+    sealed = deps.deliveries.pending(key)
+    if sealed is None:
+        finish(deps, key)
+        return False
+    if _carry_out(deps, key, sealed):
+        log.info("carrying out a %s whose replica stopped before its work ended", _what(key))
+        return True
+    return False
+
+
+def _carry_out(deps: Deps, key: str, sealed: str) -> bool:
+    """Hand the kept delivery's work over (this process holds it); False when it is given up
+    or cannot be read (then it is finished)."""
+    assert deps.deliveries is not None
+    if deps.deliveries.next_attempt(key) > MAX_ATTEMPTS:
+        log.error(
+            "giving up a recorded %s: its work was cut short %d times", _what(key), MAX_ATTEMPTS
+        )
+        finish(deps, key)
+        return False
+    try:
+        kept = json.loads(deps.vault.unseal(sealed))
+    except (VaultError, ValueError):
+        log.error("a recorded %s cannot be decrypted with the keys given; dropped", _what(key))
+        finish(deps, key)
+        return False
+    work = _WORK.get(str(kept.get("kind")))
+    if work is None:
+        log.warning("no work is registered for a recorded %s; dropped", kept.get("kind"))
+        finish(deps, key)
+        return False
+    body = {k: v for k, v in kept["body"].items() if k != "trigger_id"}
+    _hand_over(deps, key, work, body, kept.get("team"), kept.get("bot"))
+    return True
 
 
 def _what(key: str) -> str:

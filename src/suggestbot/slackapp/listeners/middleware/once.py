@@ -6,8 +6,8 @@ a ``trigger_id``. The first delivery wins, atomically, through the store's deliv
 outlives restarts and is shared by every replica on one database. While the store cannot be
 reached, nothing is recorded and the delivery gets ``store_outage``'s answer.
 
-The same write keeps a delivery that starts work until that work is done (see
-``listeners.interactions``): it happens here, before any listener runs, so before any ack.
+The same write keeps a delivery that starts work until that work is done, held by this replica
+(see ``listeners.interactions``): it happens here, before any listener runs, so before any ack.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ def register(app: App, deps: Deps) -> None:
             # A brief kept aside (too long for the input) has no field of its own.
             field = ids.INPUT_SEGMENT if metadata.get("held") else ids.INPUT_BRIEF
             ack(response_action="errors", errors={field: problem})
+            interactions.finish_current(deps)  # nothing to carry out
             return
         missing = [b for b in (ids.INPUT_SEGMENT, ids.INPUT_USE_CASE) if not values.get(b)]
         if missing:
@@ -50,6 +51,7 @@ def register(app: App, deps: Deps) -> None:
                 response_action="errors",
                 errors=field_errors.brief_missing_choice(block_ids=missing, lang=lang),
             )
+            interactions.finish_current(deps)  # nothing to carry out
             return
         if _variant_count(values) is None:
             lang = deps.lang_of(user_id)
@@ -57,6 +59,7 @@ def register(app: App, deps: Deps) -> None:
                 response_action="errors",
                 errors=field_errors.brief_variants(most=MAX_VARIANTS, lang=lang),
             )
+            interactions.finish_current(deps)  # nothing to carry out
             return
         # Recorded before the ack: once the modal has closed nobody submits it again, so a
         # crash right after the ack must not lose the brief (recovery sends what is recorded).

@@ -46,6 +46,7 @@ def register(app: App, deps: Deps) -> None:
         if form_errors(form, "en"):
             # The language (a Slack call) only to word the errors.
             ack(response_action="errors", errors=form_errors(form, deps.lang_of(user_id)))
+            interactions.finish_current(deps)  # nothing to carry out
             return
         ack()
         channel_id = load_metadata(view.get("private_metadata")).get("channel") or user_id

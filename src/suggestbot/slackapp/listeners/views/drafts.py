@@ -32,6 +32,7 @@ def register(app: App, deps: Deps) -> None:
                 lang=deps.lang_of(user_id),  # only to word the error
             )
             ack(response_action="errors", errors=errors)
+            interactions.finish_current(deps)  # nothing to carry out
             return
         ack()
         metadata = load_metadata(view.get("private_metadata"))

@@ -29,6 +29,7 @@ def register(app: App, deps: Deps) -> None:
         if not instruction:
             errors = field_errors.refine_empty(lang=deps.lang_of(user_id))
             ack(response_action="errors", errors=errors)
+            interactions.finish_current(deps)  # nothing to carry out
             return
         ack()
         metadata = load_metadata(view.get("private_metadata"))
@@ -55,6 +56,7 @@ def register(app: App, deps: Deps) -> None:
             # ack of a valid name.
             errors = field_errors.thread_name(code=code, lang=deps.lang_of(user_id))
             ack(response_action="errors", errors=errors)
+            interactions.finish_current(deps)  # nothing to carry out
             return
         ack()
         metadata = load_metadata(view.get("private_metadata"))
