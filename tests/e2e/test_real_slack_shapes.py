@@ -18,6 +18,7 @@ from refine_helpers import brief_thread, connect, refinement_runs, wait_ephemera
 
 from suggestbot.demo.stage import ALICE, Stage, wait_for
 from suggestbot.flows import linking
+from suggestbot.flows.digests.schedule import from_epoch
 from suggestbot.flows.digests.wave import run_wave
 from suggestbot.sandbox import RunTiming
 from suggestbot.ui.messages import t
@@ -225,7 +226,7 @@ def test_revocation_stops_the_work_of_a_single_workspace_install(
     # request ended and drops it.
     wait_for(lambda: watching.due_at(failed.id) is None, what="the run to leave the watch list")
     before = slack_writes(stage)
-    report = run_wave(deps, now=time.time() + 86_400)
+    report = run_wave(deps, now=from_epoch(time.time() + 86_400))
     assert (report.due, report.posted, report.lines) == (0, 0, 0)
     assert slack_writes(stage) == before
 
