@@ -125,12 +125,14 @@ class Claim:
     """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due.
 
     ``taken_over``: another owner held it and let its lease run out (it died or stalled), so
-    the work it had begun may have been done in part.
+    the work it had begun may have been done in part. ``group``: the group it was scheduled in
+    (:meth:`Store.schedule_grouped`; ``""`` when none).
     """
 
     key: str
     due_at: float
     taken_over: bool = False
+    group: str = ""
 
 
 class Store(ABC):
@@ -312,6 +314,42 @@ class Store(ABC):
         """:meth:`release` of many keys at once, each due again at its time (``{key: due_at}``),
         in few writes; the keys ``owner`` still held (the others are left as they are). A sweep
         rescheduling a page of runs must not pay a commit for each.
+        """
+
+    @abstractmethod
+    def schedule_grouped(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        groups: Mapping[str, str],
+        if_absent: bool = False,
+    ) -> list[str]:
+        """:meth:`schedule_many` that also files each key under its group (``groups``; a key
+        missing there goes in the group ``""``); the keys written. A unit keeps its group through
+        :meth:`schedule`, :meth:`release` and the other writes that do not name one.
+        """
+
+    @abstractmethod
+    def claim_due_grouped(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+    ) -> list[Claim]:
+        """:meth:`claim_due` by whole groups: the claimable units due by ``due_by`` of the groups
+        in which no *other* owner holds a live lease, at most ``limit``, earliest due first.
+
+        A group stays with the owner that holds a lease in it: every group where ``owner`` holds
+        one is claimed from, and of the groups nobody holds the most overdue
+        ``ceil(n / share)``. So one owner at a time serves a group (the runs of one tenant, whose
+        listing serves them together) until it holds nothing there, and a dead owner's groups
+        come free when its leases run out. Atomic: of concurrent claimers one gets a free group.
         """
 
     @abstractmethod

@@ -22,6 +22,7 @@ class _Unit:
     due_at: float
     owner: str | None = None
     lease_until: float = 0.0
+    group: str = ""
 
     @property
     def ready_at(self) -> float:
@@ -35,23 +36,54 @@ class LeaseBook:
         self._units: dict[str, _Unit] = {}
         self._heap: list[tuple[float, int, str]] = []  # may hold stale entries
         self._order = itertools.count()
+        self._members: dict[str, set[str]] = {}  # group -> its keys
 
     def _push(self, key: str, unit: _Unit) -> None:
         self._units[key] = unit
         heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
 
-    def schedule(self, key: str, *, due_at: float, if_absent: bool) -> bool:
+    def _forget(self, key: str) -> bool:
+        unit = self._units.pop(key, None)
+        if unit is not None:
+            members = self._members.get(unit.group)
+            if members is not None:
+                members.discard(key)
+                if not members:
+                    del self._members[unit.group]
+        return unit is not None
+
+    def _group_of(self, key: str) -> str:
+        unit = self._units.get(key)
+        return "" if unit is None else unit.group
+
+    def schedule(
+        self, key: str, *, due_at: float, if_absent: bool, group: str | None = None
+    ) -> bool:
         if if_absent and key in self._units:
             return False
-        self._push(key, _Unit(due_at))
+        old_group = self._group_of(key)
+        new_group = old_group if group is None else group
+        if new_group != old_group:
+            self._forget(key)
+        self._members.setdefault(new_group, set()).add(key)
+        self._push(key, _Unit(due_at, group=new_group))
         return True
+
+    def schedule_grouped(
+        self, due: Mapping[str, float], *, groups: Mapping[str, str], if_absent: bool
+    ) -> list[str]:
+        return [
+            key
+            for key, at in due.items()
+            if self.schedule(key, due_at=at, if_absent=if_absent, group=groups.get(key, ""))
+        ]
 
     def schedule_many(self, due: Mapping[str, float], *, if_absent: bool) -> list[str]:
         written = (self.schedule(key, due_at=at, if_absent=if_absent) for key, at in due.items())
         return [key for key, wrote in zip(due, written, strict=True) if wrote]
 
     def unschedule(self, key: str) -> bool:
-        return self._units.pop(key, None) is not None
+        return self._forget(key)
 
     def claim_due(
         self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
@@ -72,10 +104,52 @@ class LeaseBook:
         for key, unit in claimable[:taking]:
             taken_over = unit.owner is not None and unit.owner != owner
             unit.owner, unit.lease_until = owner, now + lease_s
-            claimed.append(Claim(key, unit.due_at, taken_over))
+            claimed.append(Claim(key, unit.due_at, taken_over, unit.group))
         for key, unit in kept + claimable:
             heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
         return sorted(claimed, key=lambda claim: claim.due_at)
+
+    def claim_due_grouped(
+        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
+    ) -> list[Claim]:
+        claimable: dict[str, list[tuple[str, _Unit]]] = {}  # group -> units, most overdue first
+        kept: list[tuple[str, _Unit]] = []
+        while self._heap and self._heap[0][0] <= due_by:
+            ready_at, _, key = heapq.heappop(self._heap)
+            unit = self._units.get(key)
+            if unit is None or unit.ready_at != ready_at:
+                continue
+            if unit.owner is not None and unit.lease_until > now:
+                kept.append((key, unit))
+                continue
+            claimable.setdefault(unit.group, []).append((key, unit))
+        mine: list[str] = []
+        free: list[str] = []
+        for group in claimable:  # in the order of each group's most overdue unit
+            holders = self._holders_of(group, now=now)
+            if holders - {owner}:
+                continue
+            (mine if owner in holders else free).append(group)
+        taking = mine + free[: -(-len(free) // max(share, 1))]
+        picked = sorted(
+            (pair for group in taking for pair in claimable[group]),
+            key=lambda pair: pair[1].ready_at,
+        )[: max(limit, 0)]
+        claimed: list[Claim] = []
+        for key, unit in picked:
+            taken_over = unit.owner is not None and unit.owner != owner
+            unit.owner, unit.lease_until = owner, now + lease_s
+            claimed.append(Claim(key, unit.due_at, taken_over, unit.group))
+        for pairs in claimable.values():
+            kept.extend(pairs)
+        for key, unit in kept:
+            heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
+        return sorted(claimed, key=lambda claim: claim.due_at)
+
+    def _holders_of(self, group: str, *, now: float) -> set[str]:
+        """The owners of live leases in ``group``."""
+        units = (self._units[key] for key in self._members.get(group, ()))
+        return {u.owner for u in units if u.owner is not None and u.lease_until > now}
 
     def claim_keys(
         self, keys: Collection[str], *, owner: str, now: float, lease_s: float
@@ -105,9 +179,9 @@ class LeaseBook:
         if unit is None or unit.owner != owner:
             return False
         if due_at is None:
-            del self._units[key]
+            self._forget(key)
         else:
-            self._push(key, _Unit(due_at))
+            self._push(key, _Unit(due_at, group=unit.group))
         return True
 
     def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:

@@ -141,7 +141,11 @@ WORK_LEASES = Table(
     Column("ready_at", Float, nullable=False),
     Column("owner", Text),
     Column("lease_until", Float),
+    # Units claimed together (``Store.claim_due_grouped``: a workspace's run polls), and the
+    # index that finds who holds a live lease in a group without reading its free units.
+    Column("grp", KEY_TYPE, nullable=False, server_default=""),
     Index("ix_work_leases_ready", "queue", "ready_at"),
+    Index("ix_work_leases_group_lease", "queue", "grp", "lease_until"),
 )
 """Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""
 

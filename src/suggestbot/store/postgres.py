@@ -82,7 +82,7 @@ from suggestbot.store.base import (
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED, WORK_LEASES
-from suggestbot.store.pg_sql import COMMIT, TableSql, lock_ids
+from suggestbot.store.pg_sql import COMMIT, TableSql, lock_id, lock_ids
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
@@ -214,6 +214,72 @@ _RELEASE_MANY = text(
     "UPDATE work_leases AS w SET due_at = u.due, ready_at = u.due, owner = NULL, "
     f"lease_until = NULL FROM {_UNNEST_DUE} "
     "WHERE w.queue = :queue AND w.key = u.key AND w.owner = :owner RETURNING w.key"
+)
+_UNNEST_GROUPED = (
+    "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[]), CAST(:groups AS text[])) "
+    "AS u(key, due, grp)"
+)
+_SCHEDULE_GROUPED_IF_ABSENT = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
+    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} "
+    "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
+)
+_SCHEDULE_GROUPED = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
+    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} "
+    "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
+    "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL, grp = excluded.grp "
+    "RETURNING key"
+)
+# Grouped claims (``claim_due_grouped``) in three steps of one transaction: the groups with
+# claimable due units that no other owner holds a lease in (most overdue first, and whether
+# this owner holds one), then a try-lock on each group picked (a group another claimer is
+# taking right now is skipped this time), then — with a snapshot taken once the locks are
+# held, so a claim committed just before is seen — the claim itself, which checks again that
+# no other owner holds a lease in the group. "Holds a lease in the group" is read from the
+# ``(queue, grp, lease_until)`` index: only leased units are visited, not the free ones.
+_OTHER_HOLDS = (
+    "EXISTS (SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = {grp} "
+    "AND h.lease_until > :now AND h.owner <> :owner)"
+)
+_GROUPS_DUE = text(
+    f"""
+    WITH due AS (
+        SELECT grp, min(ready_at) AS oldest FROM work_leases
+        WHERE queue = :queue AND ready_at <= :due_by
+          AND (owner IS NULL OR lease_until <= :now)
+        GROUP BY grp
+    )
+    SELECT d.grp, EXISTS (
+        SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = d.grp
+          AND h.lease_until > :now AND h.owner = :owner
+    ) FROM due AS d
+    WHERE NOT {_OTHER_HOLDS.format(grp="d.grp")}
+    ORDER BY d.oldest
+    """
+)
+_TRY_LOCK_GROUPS = text(
+    "SELECT t.grp FROM unnest(CAST(:groups AS text[]), CAST(:ids AS bigint[])) AS t(grp, id) "
+    "WHERE pg_try_advisory_xact_lock(t.id)"
+)
+_CLAIM_GROUPS = text(
+    f"""
+    WITH free AS (
+        SELECT g FROM unnest(CAST(:groups AS text[])) AS g
+        WHERE NOT {_OTHER_HOLDS.format(grp="g")}
+    ), claimable AS (
+        SELECT key, owner AS was, ready_at FROM work_leases
+        WHERE queue = :queue AND grp IN (SELECT g FROM free) AND ready_at <= :due_by
+          AND (owner IS NULL OR lease_until <= :now)
+        ORDER BY ready_at
+        LIMIT :limit
+        FOR UPDATE SKIP LOCKED
+    )
+    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
+    FROM claimable AS c
+    WHERE w.queue = :queue AND w.key = c.key
+    RETURNING w.key, w.due_at, c.was IS NOT NULL AND c.was <> :owner, w.grp
+    """
 )
 # Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
 # small enough that one statement's arrays and locks stay modest.
@@ -713,6 +779,70 @@ class PostgresStore(Store):
             else:
                 result = connection.execute(_RELEASE, {**params, "due": due_at})
             return bool(result.rowcount)
+
+    def schedule_grouped(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        groups: Mapping[str, str],
+        if_absent: bool = False,
+    ) -> list[str]:
+        self._check_queue(queue, due)
+        for group in groups.values():
+            check_key(group)
+        statement = _SCHEDULE_GROUPED_IF_ABSENT if if_absent else _SCHEDULE_GROUPED
+        keys = list(due)
+        written: set[str] = set()
+        for start in range(0, len(keys), BULK_KEYS):
+            batch = keys[start : start + BULK_KEYS]
+            params = {
+                "queue": queue,
+                "keys": batch,
+                "dues": [due[k] for k in batch],
+                "groups": [groups.get(k, "") for k in batch],
+            }
+            with self._transaction() as connection:
+                written.update(connection.execute(statement, params).scalars())
+        return [key for key in keys if key in written]
+
+    def claim_due_grouped(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+    ) -> list[Claim]:
+        self._check_queue(queue)
+        if limit <= 0:
+            return []
+        params: dict[str, Any] = {
+            "queue": queue,
+            "owner": owner,
+            "now": now,
+            "due_by": due_by,
+            "until": now + lease_s,
+            "limit": limit,
+        }
+        with self._transaction() as connection:
+            found = connection.execute(_GROUPS_DUE, params).all()
+            mine = [group for group, held in found if held]
+            free = [group for group, held in found if not held]
+            taking = mine + free[: -(-len(free) // max(share, 1))]
+            if not taking:
+                return []
+            ids = [lock_id(f"work_leases.{queue}", group) for group in taking]
+            locked = connection.execute(_TRY_LOCK_GROUPS, {"groups": taking, "ids": ids})
+            params["groups"] = list(locked.scalars())
+            if not params["groups"]:
+                return []
+            rows = connection.execute(_CLAIM_GROUPS, params).all()
+        claims = (Claim(key, due_at, bool(over), grp) for key, due_at, over, grp in rows)
+        return sorted(claims, key=lambda c: c.due_at)
 
     def holders(self, queue: str, *, now: float) -> int:
         self._check_queue(queue)
