@@ -517,6 +517,16 @@ def test_schedule_grouped_if_absent_keeps_units_there_and_limit_holds(store: Sto
     assert _claim_grouped(store, "B", 10.0) == [("", "plain")]
 
 
+def test_grouped_claimers_each_take_their_fair_part_of_the_groups(store: Store) -> None:
+    _grouped(store, {f"u{g:02}": (f"T{g:02}", float(g)) for g in range(30)})
+    parts = [
+        {group for group, _ in _claim_grouped(store, owner, 40.0, share=3)}
+        for owner in ("A", "B", "C")
+    ]
+    assert [len(part) for part in parts] == [10, 10, 10]
+    assert parts[0] == {f"T{g:02}" for g in range(10)}  # the most overdue first
+
+
 def test_concurrent_grouped_claimers_never_split_a_group(store: Store) -> None:
     units = {f"g{g}-{n:02}": (f"T{g}", float(n)) for g in range(6) for n in range(20)}
     _grouped(store, units)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import NamedTuple, Self
@@ -133,6 +133,26 @@ class Claim:
     due_at: float
     taken_over: bool = False
     group: str = ""
+
+
+def pick_groups(
+    due: Sequence[str], *, held: Mapping[str, tuple[bool, bool]], share: int
+) -> list[str]:
+    """Which groups a grouped claim takes. ``due``: the groups with claimable due units, most
+    overdue first; ``held``: the groups anyone holds a live lease in, each with whether the
+    claimer does and whether another owner does. Every backend's
+    :meth:`Store.claim_due_grouped` decides with this.
+
+    Its own groups always (its walker serves them); none that another owner holds; of the free
+    ones the most overdue, as many as bring it to its fair part of the groups with work
+    (``ceil(n / share)``, counting those it holds), and never fewer than ``ceil(free / share)``
+    — so a free group is never left waiting because every claimer already has its part.
+    """
+    parts = max(share, 1)
+    ours = {group for group, (mine, other) in held.items() if mine and not other}
+    free = [group for group in due if group not in held]
+    fair = -(-len(set(due) | set(held)) // parts) - len(ours)
+    return [group for group in due if group in ours] + free[: max(-(-len(free) // parts), fair)]
 
 
 class Store(ABC):
@@ -346,10 +366,11 @@ class Store(ABC):
         in which no *other* owner holds a live lease, at most ``limit``, earliest due first.
 
         A group stays with the owner that holds a lease in it: every group where ``owner`` holds
-        one is claimed from, and of the groups nobody holds the most overdue
-        ``ceil(n / share)``. So one owner at a time serves a group (the runs of one tenant, whose
-        listing serves them together) until it holds nothing there, and a dead owner's groups
-        come free when its leases run out. Atomic: of concurrent claimers one gets a free group.
+        one is claimed from, and of the groups nobody holds the most overdue, as
+        :func:`pick_groups` says (``share``: how many claimers split the groups). So one owner
+        at a time serves a group (the runs of one tenant, whose listing serves them together)
+        until it holds nothing there, and a dead owner's groups come free when its leases run
+        out. Atomic: of concurrent claimers one gets a free group.
         """
 
     @abstractmethod

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from suggestbot.store.base import Claim
+from suggestbot.store.base import Claim, pick_groups
 
 
 @dataclass
@@ -36,37 +36,20 @@ class LeaseBook:
         self._units: dict[str, _Unit] = {}
         self._heap: list[tuple[float, int, str]] = []  # may hold stale entries
         self._order = itertools.count()
-        self._members: dict[str, set[str]] = {}  # group -> its keys
 
     def _push(self, key: str, unit: _Unit) -> None:
         self._units[key] = unit
         heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
-
-    def _forget(self, key: str) -> bool:
-        unit = self._units.pop(key, None)
-        if unit is not None:
-            members = self._members.get(unit.group)
-            if members is not None:
-                members.discard(key)
-                if not members:
-                    del self._members[unit.group]
-        return unit is not None
-
-    def _group_of(self, key: str) -> str:
-        unit = self._units.get(key)
-        return "" if unit is None else unit.group
 
     def schedule(
         self, key: str, *, due_at: float, if_absent: bool, group: str | None = None
     ) -> bool:
         if if_absent and key in self._units:
             return False
-        old_group = self._group_of(key)
-        new_group = old_group if group is None else group
-        if new_group != old_group:
-            self._forget(key)
-        self._members.setdefault(new_group, set()).add(key)
-        self._push(key, _Unit(due_at, group=new_group))
+        if group is None:  # a unit keeps its group when scheduled again without one
+            old = self._units.get(key)
+            group = "" if old is None else old.group
+        self._push(key, _Unit(due_at, group=group))
         return True
 
     def schedule_grouped(
@@ -83,7 +66,7 @@ class LeaseBook:
         return [key for key, wrote in zip(due, written, strict=True) if wrote]
 
     def unschedule(self, key: str) -> bool:
-        return self._forget(key)
+        return self._units.pop(key, None) is not None
 
     def claim_due(
         self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
@@ -123,14 +106,12 @@ class LeaseBook:
                 kept.append((key, unit))
                 continue
             claimable.setdefault(unit.group, []).append((key, unit))
-        mine: list[str] = []
-        free: list[str] = []
-        for group in claimable:  # in the order of each group's most overdue unit
-            holders = self._holders_of(group, now=now)
-            if holders - {owner}:
-                continue
-            (mine if owner in holders else free).append(group)
-        taking = mine + free[: -(-len(free) // max(share, 1))]
+        held: dict[str, tuple[bool, bool]] = {}
+        for unit in self._units.values():
+            if unit.owner is not None and unit.lease_until > now:
+                mine, other = held.get(unit.group, (False, False))
+                held[unit.group] = (mine or unit.owner == owner, other or unit.owner != owner)
+        taking = pick_groups(list(claimable), held=held, share=share)
         picked = sorted(
             (pair for group in taking for pair in claimable[group]),
             key=lambda pair: pair[1].ready_at,
@@ -145,11 +126,6 @@ class LeaseBook:
         for key, unit in kept:
             heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
         return sorted(claimed, key=lambda claim: claim.due_at)
-
-    def _holders_of(self, group: str, *, now: float) -> set[str]:
-        """The owners of live leases in ``group``."""
-        units = (self._units[key] for key in self._members.get(group, ()))
-        return {u.owner for u in units if u.owner is not None and u.lease_until > now}
 
     def claim_keys(
         self, keys: Collection[str], *, owner: str, now: float, lease_s: float
@@ -179,7 +155,7 @@ class LeaseBook:
         if unit is None or unit.owner != owner:
             return False
         if due_at is None:
-            self._forget(key)
+            del self._units[key]
         else:
             self._push(key, _Unit(due_at, group=unit.group))
         return True

@@ -76,6 +76,7 @@ from suggestbot.store.base import (
     Updater,
     check_key,
     check_table_name,
+    pick_groups,
     plan_updates,
     select_matching,
 )
@@ -231,32 +232,25 @@ _SCHEDULE_GROUPED = text(
     "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL, grp = excluded.grp "
     "RETURNING key"
 )
-# Grouped claims (``claim_due_grouped``) in three steps of one transaction: the groups with
-# claimable due units that no other owner holds a lease in (most overdue first, and whether
-# this owner holds one), then a try-lock on each group picked (a group another claimer is
-# taking right now is skipped this time), then — with a snapshot taken once the locks are
-# held, so a claim committed just before is seen — the claim itself, which checks again that
-# no other owner holds a lease in the group. "Holds a lease in the group" is read from the
-# ``(queue, grp, lease_until)`` index: only leased units are visited, not the free ones.
+# Grouped claims (``claim_due_grouped``) in steps of one transaction: the groups with claimable
+# due units (most overdue first) and the groups held (with whether this owner and whether
+# another holds a lease in each), from which ``pick_groups`` chooses; a try-lock on each group
+# picked (a group another claimer is taking right now is skipped this time); then — with a
+# snapshot taken once the locks are held, so a claim committed just before is seen — the claim
+# itself, which checks again that no other owner holds a lease in the group. Who holds leases
+# is read from the partial ``(queue, grp, lease_until) WHERE owner IS NOT NULL`` index: only
+# leased units are visited.
 _OTHER_HOLDS = (
     "EXISTS (SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = {grp} "
-    "AND h.lease_until > :now AND h.owner <> :owner)"
+    "AND h.owner <> :owner AND h.lease_until > :now)"
 )
 _GROUPS_DUE = text(
-    f"""
-    WITH due AS (
-        SELECT grp, min(ready_at) AS oldest FROM work_leases
-        WHERE queue = :queue AND ready_at <= :due_by
-          AND (owner IS NULL OR lease_until <= :now)
-        GROUP BY grp
-    )
-    SELECT d.grp, EXISTS (
-        SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = d.grp
-          AND h.lease_until > :now AND h.owner = :owner
-    ) FROM due AS d
-    WHERE NOT {_OTHER_HOLDS.format(grp="d.grp")}
-    ORDER BY d.oldest
-    """
+    "SELECT grp FROM work_leases WHERE queue = :queue AND ready_at <= :due_by "
+    "AND (owner IS NULL OR lease_until <= :now) GROUP BY grp ORDER BY min(ready_at)"
+)
+_GROUPS_HELD = text(
+    "SELECT grp, bool_or(owner = :owner), bool_or(owner <> :owner) FROM work_leases "
+    "WHERE queue = :queue AND owner IS NOT NULL AND lease_until > :now GROUP BY grp"
 )
 _TRY_LOCK_GROUPS = text(
     "SELECT t.grp FROM unnest(CAST(:groups AS text[]), CAST(:ids AS bigint[])) AS t(grp, id) "
@@ -829,10 +823,13 @@ class PostgresStore(Store):
             "limit": limit,
         }
         with self._transaction() as connection:
-            found = connection.execute(_GROUPS_DUE, params).all()
-            mine = [group for group, held in found if held]
-            free = [group for group, held in found if not held]
-            taking = mine + free[: -(-len(free) // max(share, 1))]
+            due = list(connection.execute(_GROUPS_DUE, params).scalars())
+            if not due:
+                return []
+            held = {
+                grp: (mine, other) for grp, mine, other in connection.execute(_GROUPS_HELD, params)
+            }
+            taking = pick_groups(due, held=held, share=share)
             if not taking:
                 return []
             ids = [lock_id(f"work_leases.{queue}", group) for group in taking]

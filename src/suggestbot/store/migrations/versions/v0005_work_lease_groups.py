@@ -1,8 +1,8 @@
 """Groups of units of deferred work, claimed together (a workspace's run polls).
 
 The column defaults to the empty group, so the units already there keep being claimed (as one
-group) and adding it rewrites nothing; the index answers "who holds a live lease in this group"
-from the leased units alone.
+group) and adding it rewrites nothing; the index, of the leased units only, answers "who holds
+a live lease in which group" without visiting the free units.
 
 Revision ID: 0005
 Revises: 0003
