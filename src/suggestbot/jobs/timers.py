@@ -72,8 +72,10 @@ SWEEP_BUDGET_SHARE = 0.5
 # read at most half a tenth late, and the service is asked for one walk per period however fast
 # it answers (at 5,000 runs, 50 pages every 1.5 s: fewer than one request per 15 polls).
 PASS_EVERY_SHARE = 0.15
-# Workspaces swept at the same time.
-SWEEPERS = 4
+# Workspaces swept at the same time. A workspace's sweep rolls on while its polls keep falling
+# due, so this is also how many workspaces a replica serves at once: it claims no more (the
+# others are left to replicas with room).
+SWEEPERS = 16
 # The watch thread looks at the list at least this often (also how fast it notices a stop).
 IDLE_WAKE_S = 1.0
 # While a sweep rolls, the watch thread hands it the polls that came within the early tolerance
@@ -138,6 +140,7 @@ class SchedulerTimers:
         self._sweepers = ThreadPoolExecutor(
             max_workers=sweepers, thread_name_prefix="suggestbot-sweep"
         )
+        self._sweeper_count = sweepers
         self._sweeping: set[str | None] = set()  # workspaces with a sweep running
         self._held: dict[str | None, list[Due]] = {}  # their polls that fell due meanwhile
         # Run id -> watched request id (and back), to act on finished runs a sweep meets.
@@ -405,6 +408,7 @@ class SchedulerTimers:
                 lease_s=lease_s,
                 limit=CLAIM_LIMIT,
                 share=self._live,
+                most_groups=self._sweeper_count,
             )
         except StoreError as exc:
             log.warning("claiming due polls failed (%s); trying again shortly", exc)

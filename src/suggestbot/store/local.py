@@ -234,10 +234,17 @@ class LocalStore(Store):
         lease_s: float,
         limit: int,
         share: int = 1,
+        most_groups: int | None = None,
     ) -> list[Claim]:
         with self._lock:
             return self._book(queue).claim_due_grouped(
-                owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit, share=share
+                owner=owner,
+                now=now,
+                due_by=due_by,
+                lease_s=lease_s,
+                limit=limit,
+                share=share,
+                most_groups=most_groups,
             )
 
     def holders(self, queue: str, *, now: float) -> int:

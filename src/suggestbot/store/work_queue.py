@@ -46,7 +46,15 @@ class WorkQueue:
         return self.store.schedule_grouped(self.name, due, groups=groups, if_absent=if_absent)
 
     def claim_due_grouped(
-        self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
+        self,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+        most_groups: int | None = None,
     ) -> list[Claim]:
         return self.store.claim_due_grouped(
             self.name,
@@ -56,6 +64,7 @@ class WorkQueue:
             lease_s=lease_s,
             limit=limit,
             share=share,
+            most_groups=most_groups,
         )
 
     def claim_keys(
