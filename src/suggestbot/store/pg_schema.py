@@ -152,6 +152,7 @@ WORK_LEASES = Table(
         "grp",
         "lease_until",
         postgresql_where=text("owner IS NOT NULL"),
+        postgresql_include=["owner"],
     ),
 )
 """Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""

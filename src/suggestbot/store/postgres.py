@@ -244,11 +244,11 @@ _OTHER_HOLDS = (
     "EXISTS (SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = {grp} "
     "AND h.owner <> :owner AND h.lease_until > :now)"
 )
-_GROUPS_DUE = text(
+GROUPS_DUE = text(
     "SELECT grp FROM work_leases WHERE queue = :queue AND ready_at <= :due_by "
     "AND (owner IS NULL OR lease_until <= :now) GROUP BY grp ORDER BY min(ready_at)"
 )
-_GROUPS_HELD = text(
+GROUPS_HELD = text(
     "SELECT grp, bool_or(owner = :owner), bool_or(owner <> :owner) FROM work_leases "
     "WHERE queue = :queue AND owner IS NOT NULL AND lease_until > :now GROUP BY grp"
 )
@@ -256,7 +256,7 @@ _TRY_LOCK_GROUPS = text(
     "SELECT t.grp FROM unnest(CAST(:groups AS text[]), CAST(:ids AS bigint[])) AS t(grp, id) "
     "WHERE pg_try_advisory_xact_lock(t.id)"
 )
-_CLAIM_GROUPS = text(
+CLAIM_GROUPS = text(
     f"""
     WITH free AS (
         SELECT g FROM unnest(CAST(:groups AS text[])) AS g
@@ -824,11 +824,11 @@ class PostgresStore(Store):
             "limit": limit,
         }
         with self._transaction() as connection:
-            due = list(connection.execute(_GROUPS_DUE, params).scalars())
+            due = list(connection.execute(GROUPS_DUE, params).scalars())
             if not due:
                 return []
             held = {
-                grp: (mine, other) for grp, mine, other in connection.execute(_GROUPS_HELD, params)
+                grp: (mine, other) for grp, mine, other in connection.execute(GROUPS_HELD, params)
             }
             taking = pick_groups(due, held=held, share=share, most_groups=most_groups)
             if not taking:
@@ -838,7 +838,7 @@ class PostgresStore(Store):
             params["groups"] = list(locked.scalars())
             if not params["groups"]:
                 return []
-            rows = connection.execute(_CLAIM_GROUPS, params).all()
+            rows = connection.execute(CLAIM_GROUPS, params).all()
         claims = (Claim(key, due_at, bool(over), grp) for key, due_at, over, grp in rows)
         return sorted(claims, key=lambda c: c.due_at)
 

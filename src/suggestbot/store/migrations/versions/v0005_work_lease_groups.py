@@ -24,7 +24,13 @@ KEY = sa.Text(collation="C")
 
 def upgrade() -> None:
     op.add_column("work_leases", sa.Column("grp", KEY, nullable=False, server_default=""))
-    op.create_index("ix_work_leases_group_lease", "work_leases", ["queue", "grp", "lease_until"])
+    op.create_index(
+        "ix_work_leases_group_lease",
+        "work_leases",
+        ["queue", "grp", "lease_until"],
+        postgresql_where=sa.text("owner IS NOT NULL"),
+        postgresql_include=["owner"],
+    )
 
 
 def downgrade() -> None:
