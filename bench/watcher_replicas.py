@@ -25,9 +25,10 @@ R's rolling sweep also meets the run on pages before R has claimed it, and those
 no poll (the last read is the one R acted on; if anything this overstates lateness).
 Lateness = read - due (negative for a poll read early to join a sweep).
 
-Takeover (``--kills``): a replica is SIGKILLed; the polls it held (leases naming it at that
-moment) are read again by another replica's credential; takeover = that read - the kill, per
-poll, and per kill the time until the last of them was read. The victim is then restarted.
+Takeover (``--kills``): the replica holding the most polls is SIGKILLed; the polls it held
+(leases naming it at that moment) are read again by another replica; takeover = that read -
+the kill, per poll, and per kill the time until the last of them was read. The victim is then
+restarted.
 
 Tenants (``--tenants N``): the runs are spread evenly over N Slack workspaces, each its own
 tenant of the service with its own machine credential (kept in the database as an admin would
@@ -317,7 +318,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             kills: list[Kill] = []
             restarts_s: list[float] = []
             for number in range(args.kills):
-                victim = replicas[number % len(replicas)]
+                victim = _busiest(db_url, replicas, fallback=replicas[number % len(replicas)])
                 pid = victim.pid
                 at = time.time()
                 victim.kill()
@@ -449,6 +450,18 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "setup_seed_s": round(seeded_s, 1),
         "postgres": "15, fsync on, synchronous_commit on",
     }
+
+
+def _busiest(db_url: str, replicas: list[ServeReplica], *, fallback: ServeReplica) -> ServeReplica:
+    """The replica holding the most polls now (polls are claimed by workspace, so with few
+    workspaces a replica may hold none, and killing it would show no takeover)."""
+    with psycopg.connect(db_url) as connection:
+        owners = connection.execute(
+            "SELECT owner, count(*) FROM work_leases WHERE queue = 'run_polls' "
+            "AND owner IS NOT NULL GROUP BY owner"
+        ).fetchall()
+    held = Counter({pid_of(owner): count for owner, count in owners})
+    return max(replicas, key=lambda r: (held.get(r.pid, 0), r is fallback))
 
 
 def _tenant(
