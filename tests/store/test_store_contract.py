@@ -448,6 +448,20 @@ def test_concurrent_claimers_get_disjoint_units(store: Store) -> None:
     assert sorted(every) == [f"u{n:03}" for n in range(200)]  # each exactly once
 
 
+def test_get_many_reads_the_stored_keys_of_many(store: Store) -> None:
+    store.put("requests", "a", {"state": "new"})
+    store.put("requests", "b", {"state": "done"})
+    store.put("other", "c", {"x": 1})
+    assert store.get_many("requests", ["b", "missing", "a", "b", "c"]) == {
+        "b": {"state": "done"},
+        "a": {"state": "new"},
+    }
+    assert store.get_many("requests", []) == {}
+    many = {f"k{n:04}": {"n": n} for n in range(1500)}  # more than one statement holds
+    store.put_many("bulk", many)
+    assert store.get_many("bulk", list(many)) == many
+
+
 # --- claims by whole groups (a workspace's run polls served by one walker) -------------------
 
 

@@ -487,8 +487,9 @@ class SchedulerTimers:
 
     def _dispatch(self, deps: Deps, due: list[Due]) -> None:
         by_team: dict[str | None, list[Due]] = {}
+        found = deps.records.requests.get_many([item.request_id for item in due])
         for item in due:
-            req = deps.records.requests.get(item.request_id)
+            req = found.get(item.request_id)
             by_team.setdefault(req.team_id if req else None, []).append(item)
             if req is not None and req.run_id is not None:
                 with self._lock:

@@ -175,6 +175,17 @@ class Store(ABC):
     def get(self, table: str, key: str) -> Record | None:
         """Return the record stored under ``key``, or None."""
 
+    def get_many(self, table: str, keys: Collection[str]) -> dict[str, Record]:
+        """:meth:`get` of many keys: ``{key: record}`` of those stored. A database reads them
+        in one round trip (the run watcher reads the requests of a batch of polls); the
+        single-process backends read each."""
+        found: dict[str, Record] = {}
+        for key in dict.fromkeys(keys):
+            record = self.get(table, key)
+            if record is not None:
+                found[key] = record
+        return found
+
     @abstractmethod
     def put(self, table: str, key: str, value: Record) -> None:
         """Store ``value`` under ``key``, replacing any previous record.

@@ -516,6 +516,15 @@ class PostgresStore(Store):
         rows = self._single(target.read, target.keys_params([key]))
         return self._decoded(rows).get(key)
 
+    def get_many(self, table: str, keys: Collection[str]) -> dict[str, Record]:
+        wanted = list(dict.fromkeys(keys))
+        target = self._check(table, wanted)
+        found: dict[str, Record] = {}
+        for start in range(0, len(wanted), BULK_KEYS):
+            batch = wanted[start : start + BULK_KEYS]
+            found.update(self._decoded(self._single(target.read, target.keys_params(batch))))
+        return found
+
     def put(self, table: str, key: str, value: Record) -> None:
         self.put_many(table, {key: value})
 
