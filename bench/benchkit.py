@@ -500,8 +500,16 @@ def note_poll_reads(runtime: Any, reads: PollReads) -> None:
     runtime.deps.content = RecordingContent(runtime.deps.content, reads)
 
 
-def create_runs(url: str, count: int) -> list[str]:
-    """``count`` runs of the sandbox's demo user, created over HTTP, 16 at a time."""
+def create_runs(
+    url: str,
+    count: int,
+    *,
+    user_token: str | None = None,
+    segment_id: str | None = None,
+    use_case_id: str | None = None,
+) -> list[str]:
+    """``count`` runs, created over HTTP, 16 at a time: of the sandbox's demo user, or of the
+    user of ``user_token`` in that user's tenant (its segment and use case)."""
     import httpx
 
     from suggestbot.sandbox import DEMO
@@ -509,12 +517,12 @@ def create_runs(url: str, count: int) -> list[str]:
     async def go() -> list[str]:
         body = {
             "type": "steered_generation",
-            "segment_id": DEMO.segment_id,
-            "use_case_id": DEMO.use_case_id,
+            "segment_id": segment_id or DEMO.segment_id,
+            "use_case_id": use_case_id or DEMO.use_case_id,
             "steering_text": "Benchmark brief for the run watcher",
             "variant_count": 1,
         }
-        headers = {"Authorization": f"Bearer {DEMO.user_token}"}
+        headers = {"Authorization": f"Bearer {user_token or DEMO.user_token}"}
         ids: list[str] = []
         async with httpx.AsyncClient(base_url=url, timeout=30, headers=headers) as client:
 

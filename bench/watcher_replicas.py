@@ -25,16 +25,26 @@ R's rolling sweep also meets the run on pages before R has claimed it, and those
 no poll (the last read is the one R acted on; if anything this overstates lateness).
 Lateness = read - due (negative for a poll read early to join a sweep).
 
-Takeover (``--kills``): a replica is SIGKILLed; the polls it held (leases naming it at that
-moment) are read again by another replica's credential; takeover = that read - the kill, per
-poll, and per kill the time until the last of them was read. The victim is then restarted.
+Takeover (``--kills``): the replica holding the most polls is SIGKILLed; the polls it held
+(leases naming it at that moment) are read again by another replica; takeover = that read -
+the kill, per poll, and per kill the time until the last of them was read. The victim is then
+restarted.
+
+Tenants (``--tenants N``): the runs are spread evenly over N Slack workspaces, each its own
+tenant of the service with its own machine credential (kept in the database as an admin would
+set it; every replica uses it), so each workspace's run listing holds only its runs. Polls
+are claimed by workspace, so one replica walks a workspace's listing at a time: with one
+tenant (the default) one replica serves every poll — a true limit of a per-tenant listing —
+and with several the replicas split the workspaces. With several tenants the replicas share
+each tenant's credential, so a read is attributed to the serving replica by time alone (its
+last read of the run before it wrote the next due time), not by credential.
 
 Goals: lateness p99 < 1 s; every poll due in the window served; every held poll taken over
 within one lease period plus the interval's early tolerance after its lease ran out (reported
 next to the lease period, which is the expectation).
 
-Usage: python bench/watcher_replicas.py [--runs 20000] [--replicas 3] [--seconds 120]
-       [--kills 3] [--quick]
+Usage: python bench/watcher_replicas.py [--runs 20000] [--replicas 3] [--tenants 1]
+       [--seconds 120] [--kills 3] [--quick]
 """
 
 from __future__ import annotations
@@ -75,9 +85,10 @@ from benchkit import (
 from suggestbot.jobs.timers import EARLY_SHARE
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
 from suggestbot.slackemu import SlackEmulator
-from suggestbot.store import generate_key
+from suggestbot.store import TokenVault, generate_key
 from suggestbot.store.postgres import PostgresStore
 from suggestbot.store.records import Records, Request
+from suggestbot.store.workspaces import ServiceCredentials
 
 INTERVAL_S = 10.0  # the guidance's poll interval in a run's first 3 minutes
 HORIZON_S = EARLY_SHARE * INTERVAL_S  # a poll may be read this early to join a sweep
@@ -124,19 +135,22 @@ def pid_of(owner: str | None) -> int | None:
     return int(parts[-2]) if len(parts) >= 3 and parts[-2].isdigit() else None
 
 
-def seed(url: str, *, team_id: str, run_ids: list[str]) -> tuple[dict[str, str], dict[str, float]]:
-    """Requests in state ``submitted`` and their first polls, due over the next interval, written
-    in bulk. Returns request id -> run id and request id -> first due time."""
+def seed(url: str, *, team_of_run: dict[str, str]) -> tuple[dict[str, str], dict[str, float]]:
+    """Requests in state ``submitted`` (each in its run's workspace) and their first polls, due
+    over the next interval and filed under the workspace as the app files them, written in
+    bulk. Returns request id -> run id and request id -> first due time."""
     import random
 
     run_of: dict[str, str] = {}
+    team_of: dict[str, str] = {}
+    run_ids = list(team_of_run)
     with PostgresStore(url) as store:
         records = Records(store)
         for start in range(0, len(run_ids), SEED_CHUNK):
             chunk: dict[str, Request] = {}
             for run_id in run_ids[start : start + SEED_CHUNK]:
                 req = Request(
-                    team_id=team_id,
+                    team_id=team_of_run[run_id],
                     user_id="U0WATCHER",
                     channel_id="C0WATCHER",
                     body={"type": "steered_generation", "steering_text": "x"},
@@ -148,17 +162,18 @@ def seed(url: str, *, team_id: str, run_ids: list[str]) -> tuple[dict[str, str],
                 )
                 chunk[req.id] = req
                 run_of[req.id] = run_id
+                team_of[req.id] = req.team_id
             records.requests.put_many(chunk)
     now = time.time()
     first = {key: now + random.uniform(0, INTERVAL_S) for key in run_of}
-    copy_in = "COPY work_leases (queue, key, due_at, ready_at) FROM STDIN"
+    copy_in = "COPY work_leases (queue, key, due_at, ready_at, grp) FROM STDIN"
     with (
         psycopg.connect(url) as connection,
         connection.cursor() as cursor,
         cursor.copy(copy_in) as copy,
     ):
         for key, due in first.items():
-            copy.write_row(("run_polls", key, due, due))
+            copy.write_row(("run_polls", key, due, due, team_of[key]))
     return run_of, first
 
 
@@ -169,9 +184,11 @@ def served_polls(
     run_of: dict[str, str],
     reads: dict[str, list[ServiceRead]],
     client_of_pid: dict[int, str],
+    by_caller: bool = True,
 ) -> list[tuple[str, float, float, int | None]]:
     """Every poll that was served: (request id, due, read, serving pid). ``dues`` holds, per
-    request, each next due time written, the owner that served the poll before, and when."""
+    request, each next due time written, the owner that served the poll before, and when.
+    Without ``by_caller`` (replicas sharing a tenant's credential) any read counts."""
     out: list[tuple[str, float, float, int | None]] = []
     for key, written in dues.items():
         written.sort(key=lambda w: w[2])
@@ -188,7 +205,7 @@ def served_polls(
                 start = bisect.bisect_left(times, due - HORIZON_S)
                 end = bisect.bisect_right(times, noted)
                 for read in reversed(runs[start:end]):
-                    if read.caller == client:
+                    if read.caller == client or not by_caller:
                         out.append((key, due, read.at, pid))
                         break
             due = next_due
@@ -215,12 +232,27 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             admin = httpx.Client(base_url=url, headers={ADMIN_KEY_HEADER: admin_key}, timeout=60)
             queued = {"run_timing": {"queued_s": 1e6}}  # every poll sees an unfinished run
             admin.patch("/sandbox/faults", json=queued).raise_for_status()
-            started = time.monotonic()
-            run_ids = create_runs(url, args.runs)
-            created_s = time.monotonic() - started
-            progress(f"created {len(run_ids)} runs in {created_s:.1f} s")
-
             secret_keys = generate_key()
+            started = time.monotonic()
+            team_of_run: dict[str, str] = {}
+            if args.tenants == 1:
+                team_of_run = dict.fromkeys(create_runs(url, args.runs), emu.team_id)
+            else:
+                with PostgresStore(db_url) as store:
+                    credentials = Records(store).service_credentials
+                    vault = TokenVault.from_setting(secret_keys)
+                    for number in range(args.tenants):
+                        team, tenant = _tenant(admin, url, number, vault, credentials)
+                        count = args.runs // args.tenants + (
+                            1 if number < args.runs % args.tenants else 0
+                        )
+                        for run_id in create_runs(url, count, **tenant):
+                            team_of_run[run_id] = team
+            created_s = time.monotonic() - started
+            progress(
+                f"created {len(team_of_run)} runs in {args.tenants} tenant(s) in {created_s:.1f} s"
+            )
+
             client_of: dict[str, str] = {}
             for number in range(1, args.replicas + 1):
                 got = admin.post(f"/sandbox/tenants/{DEMO.tenant_id}/credentials", json={})
@@ -228,9 +260,20 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 credential = got.json()
                 name = f"replica-{number}"
                 client_of[name] = credential["client_id"]
+                # Several tenants: installed by OAuth (per-workspace service credentials are a
+                # multi-workspace install's); no workspace is installed, as nothing posts.
+                slack = (
+                    {"SLACK_BOT_TOKEN": emu.bot_token}
+                    if args.tenants == 1
+                    else {
+                        "SLACK_CLIENT_ID": "1111.2222",
+                        "SLACK_CLIENT_SECRET": "bench-client-secret",
+                        "SLACK_STATE_SECRET": "bench-state-secret",
+                    }
+                )
                 env = child_env(
                     {
-                        "SLACK_BOT_TOKEN": emu.bot_token,
+                        **slack,
                         "SLACK_SIGNING_SECRET": "bench-signing-secret",
                         "SLACK_API_URL": emu.api_url,
                         "CONTENT_API_URL": url,
@@ -252,7 +295,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             progress(f"{len(replicas)} replicas serve")
 
             started = time.monotonic()
-            run_of, first = seed(db_url, team_id=emu.team_id, run_ids=run_ids)
+            run_of, first = seed(db_url, team_of_run=team_of_run)
             seeded_s = time.monotonic() - started
             progress(f"seeded {len(run_of)} requests and their polls in {seeded_s:.1f} s")
 
@@ -275,7 +318,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             kills: list[Kill] = []
             restarts_s: list[float] = []
             for number in range(args.kills):
-                victim = replicas[number % len(replicas)]
+                victim = _busiest(db_url, replicas, fallback=replicas[number % len(replicas)])
                 pid = victim.pid
                 at = time.time()
                 victim.kill()
@@ -320,7 +363,12 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         dues.setdefault(key, []).append((due_at, served_by, noted_at))
     reads = load_read_log(read_log)
     polls = served_polls(
-        dues=dues, first=first, run_of=run_of, reads=reads, client_of_pid=client_of_pid
+        dues=dues,
+        first=first,
+        run_of=run_of,
+        reads=reads,
+        client_of_pid=client_of_pid,
+        by_caller=args.tenants == 1,
     )
     in_window = [p for p in polls if w0 <= p[2] <= w1]
     lateness = [read - due for _, due, read, _ in in_window]
@@ -373,6 +421,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     return {
         "runs": args.runs,
         "replicas": args.replicas,
+        "tenants": args.tenants,
         "measured_s": round(w1 - w0, 1),
         "polls": n,
         "polls_per_s": round(n / (w1 - w0), 1),
@@ -401,6 +450,46 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         "setup_seed_s": round(seeded_s, 1),
         "postgres": "15, fsync on, synchronous_commit on",
     }
+
+
+def _busiest(db_url: str, replicas: list[ServeReplica], *, fallback: ServeReplica) -> ServeReplica:
+    """The replica holding the most polls now (polls are claimed by workspace, so with few
+    workspaces a replica may hold none, and killing it would show no takeover)."""
+    with psycopg.connect(db_url) as connection:
+        owners = connection.execute(
+            "SELECT owner, count(*) FROM work_leases WHERE queue = 'run_polls' "
+            "AND owner IS NOT NULL GROUP BY owner"
+        ).fetchall()
+    held = Counter({pid_of(owner): count for owner, count in owners})
+    return max(replicas, key=lambda r: (held.get(r.pid, 0), r is fallback))
+
+
+def _tenant(
+    admin: httpx.Client, url: str, number: int, vault: TokenVault, credentials: Any
+) -> tuple[str, dict[str, str]]:
+    """A tenant of the service with a segment, a use case and a user (who creates its runs),
+    and a Slack workspace that uses it: its machine credential kept in the database as an
+    admin of the workspace would set it. Returns the team id and how to create its runs."""
+    name = f"bench-{number + 1:03}"
+    tenant_id = admin.post("/sandbox/tenants", json={"name": name, "locale": "en"}).json()["id"]
+    base = f"/sandbox/tenants/{tenant_id}"
+    segment_id = admin.post(f"{base}/segments", json={"name": "Shoppers"}).json()["id"]
+    use_case_id = admin.post(f"{base}/use-cases", json={"name": "Newsletter"}).json()["id"]
+    user_token = admin.post(f"{base}/user-tokens", json={}).json()["token"]
+    machine = admin.post(f"{base}/credentials", json={}).json()
+    team = f"T0BENCH{number + 1:03}"
+    credentials.put(
+        team,
+        ServiceCredentials(
+            team_id=team,
+            base_url=url,
+            client_id=machine["client_id"],
+            client_secret_enc=vault.encrypt(machine["client_secret"]),
+            set_by="U0BENCH",
+        ),
+    )
+    runs = {"user_token": user_token, "segment_id": segment_id, "use_case_id": use_case_id}
+    return team, runs
 
 
 def _dues_between(
@@ -443,6 +532,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=20000)
     parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument(
+        "--tenants", type=int, default=1, help="workspaces (service tenants) the runs spread over"
+    )
     parser.add_argument("--seconds", type=float, default=120.0, help="measured window")
     parser.add_argument("--kills", type=int, default=3, help="takeover repetitions")
     parser.add_argument("--quick", action="store_true", help="600 runs, 20 s, one kill")
@@ -476,7 +568,7 @@ def main() -> int:
         ),
     ]
     rows: list[tuple[str, Any]] = [
-        ("runs watched / replicas", f"{f['runs']} / {f['replicas']}"),
+        ("runs watched / replicas / tenants", f"{f['runs']} / {f['replicas']} / {f['tenants']}"),
         ("PostgreSQL", f["postgres"]),
         ("measured window (s)", f["measured_s"]),
         ("polls served in the window", f["polls"]),
@@ -526,7 +618,7 @@ def main() -> int:
     shares = " ".join(f"{s['share']}" for s in f["per_replica"].values())
     cpus = " ".join(f"{s['cpu_s_per_1000_polls']}" for s in f["per_replica"].values())
     print(
-        f"SUMMARY watcher_replicas runs={f['runs']} p99={late.get('p99')}s "
+        f"SUMMARY watcher_replicas runs={f['runs']} tenants={f['tenants']} p99={late.get('p99')}s "
         f"req/1000polls={f['requests_per_1000_polls']} cpu/1000polls={cpus} shares={shares} "
         f"takeover={_triple(takeover)}s lease={LEASE_S:g}s "
         f"load={f['load_before'][0]}->{f['load_after'][0]}"

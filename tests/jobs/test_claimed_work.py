@@ -208,7 +208,7 @@ def test_two_replicas_take_a_fair_share_of_polls_falling_due(
         slow = Request(team_id="T-slow", user_id="U1", channel_id="C1", body={}, state="delayed")
         records.requests.put(slow.id, slow)
         blocker.append(slow.id)
-        records.run_polls.schedule(slow.id, due_at=time.time())
+        records.run_polls.schedule_grouped({slow.id: time.time()}, groups={slow.id: "T-slow"})
         _wait_until(lambda: slow.id in swept)
         _wait_until(lambda: all(r.timers.live_replicas == 2 for r in started))
         start = time.time() + 0.2
@@ -216,7 +216,10 @@ def test_two_replicas_take_a_fair_share_of_polls_falling_due(
         for n in range(300):
             req = Request(team_id=f"T{n % 30}", user_id="U1", channel_id="C1", body={})
             records.requests.put(req.id, req)
-            records.run_polls.schedule(req.id, due_at=start + n * 0.01)  # over three seconds
+            # Over three seconds, in 30 workspaces (claimed by workspace, as the timers file them).
+            records.run_polls.schedule_grouped(
+                {req.id: start + n * 0.01}, groups={req.id: req.team_id}
+            )
             wanted.append(req.id)
         _wait_until(lambda: all(rid in swept for rid in wanted))
     finally:
@@ -290,3 +293,74 @@ def test_a_sweep_page_writes_its_next_polls_only_where_the_replica_still_holds_t
     polls = records.run_polls.claim_due(owner="x", now=later, due_by=later, lease_s=1, limit=9)
     assert sorted(claim.key for claim in polls) == sorted([*kept, never_held])
     assert all(claim.due_at >= written_at + 4 and not claim.taken_over for claim in polls)
+
+
+def test_a_single_poll_does_not_write_back_a_poll_another_replica_took_over(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replica that stalled past its lease and then finishes a single poll (its next poll
+    written through ``watch_run``) leaves the poll to the replica that took it over."""
+    request_id = _request(records)
+    stalled = Replica(records)  # never started: only its timers' writes are used
+    now = time.time()
+    records.run_polls.schedule_grouped({request_id: now - 30}, groups={request_id: "T1"})
+    [claim] = records.run_polls.claim_due_grouped(
+        owner=stalled.timers.owner, now=now - 20, due_by=now - 20, lease_s=5, limit=9
+    )
+    stalled.timers._leased.add(claim.key)  # as its claim loop notes what it holds
+    [taken] = records.run_polls.claim_due_grouped(
+        owner="survivor", now=now, due_by=now, lease_s=600, limit=9
+    )
+    assert taken.taken_over
+    stalled.timers.watch_run(request_id, delay_s=0)  # its late poll ends: the next one written
+    assert records.run_polls.claim_keys([request_id], owner="x", now=now, lease_s=1) == []
+    assert records.run_polls.release(request_id, owner="survivor", due_at=None)  # still its own
+    stalled.scheduler.shutdown(wait=False)
+
+
+def test_each_workspaces_polls_are_served_by_one_replica_while_its_sweep_rolls(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two replicas, four workspaces whose sweeps keep rolling (each holds its polls while it
+    pages): a workspace's polls all go to the replica that serves it, and the replicas split
+    the workspaces, so each workspace's listing is walked by one replica only."""
+    swept: dict[str, set[int]] = {}
+    lock = threading.Lock()
+    release = threading.Event()
+
+    def sweep(deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        more = callbacks["more"]
+        items = list(due)
+        while not release.is_set():  # a rolling sweep: polls join it as they fall due
+            with lock:
+                for item in items:
+                    req = deps.records.requests.get(item.request_id)
+                    assert req is not None
+                    swept.setdefault(req.team_id, set()).add(id(deps))
+            time.sleep(0.02)
+            items = list(more())
+        return set()
+
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    started = []
+    for _ in range(2):
+        replica = Replica(records)
+        replica.deps.poll_scale = 1.0  # the contract's pace
+        started.append(replica.start())
+    try:
+        _wait_until(lambda: all(r.timers.live_replicas == 2 for r in started))
+        start = time.time()
+        for n in range(200):
+            req = Request(team_id=f"T{n % 4}", user_id="U1", channel_id="C1", body={})
+            records.requests.put(req.id, req)
+            records.run_polls.schedule_grouped(
+                {req.id: start + n * 0.01}, groups={req.id: req.team_id}
+            )
+        _wait_until(lambda: len(swept) == 4 and time.time() > start + 2.5)
+    finally:
+        release.set()
+        for replica in started:
+            replica.stop()
+    assert all(len(replicas) == 1 for replicas in swept.values()), swept
+    served_by = [next(iter(replicas)) for replicas in swept.values()]
+    assert sorted(served_by.count(id(r.deps)) for r in started) == [2, 2]

@@ -448,6 +448,129 @@ def test_concurrent_claimers_get_disjoint_units(store: Store) -> None:
     assert sorted(every) == [f"u{n:03}" for n in range(200)]  # each exactly once
 
 
+def test_get_many_reads_the_stored_keys_of_many(store: Store) -> None:
+    store.put("requests", "a", {"state": "new"})
+    store.put("requests", "b", {"state": "done"})
+    store.put("other", "c", {"x": 1})
+    assert store.get_many("requests", ["b", "missing", "a", "b", "c"]) == {
+        "b": {"state": "done"},
+        "a": {"state": "new"},
+    }
+    assert store.get_many("requests", []) == {}
+    many = {f"k{n:04}": {"n": n} for n in range(1500)}  # more than one statement holds
+    store.put_many("bulk", many)
+    assert store.get_many("bulk", list(many)) == many
+
+
+# --- claims by whole groups (a workspace's run polls served by one walker) -------------------
+
+
+def _grouped(store: Store, units: dict[str, tuple[str, float]]) -> None:
+    due = {key: at for key, (_, at) in units.items()}
+    groups = {key: group for key, (group, _) in units.items()}
+    assert store.schedule_grouped("polls", due, groups=groups) == list(units)
+
+
+def _claim_grouped(store: Store, owner: str, now: float, **kw: Any) -> list[tuple[str, str]]:
+    kw.setdefault("limit", 99)
+    got = store.claim_due_grouped(
+        "polls", owner=owner, now=now, due_by=kw.pop("due_by", now), lease_s=LEASE_S, **kw
+    )
+    return [(c.group, c.key) for c in got]
+
+
+def test_a_grouped_claim_takes_whole_groups_that_no_other_owner_holds(store: Store) -> None:
+    _grouped(
+        store,
+        {
+            "a1": ("T-a", 5.0),
+            "b1": ("T-b", 1.0),
+            "a2": ("T-a", 8.0),
+            "b2": ("T-b", 9.0),
+            "a-later": ("T-a", 50.0),
+        },
+    )
+    # Both groups free: with a share of 2, the most overdue group (T-b) only, all of its due.
+    assert _claim_grouped(store, "A", 10.0, share=2) == [("T-b", "b1"), ("T-b", "b2")]
+    # T-b is A's while A holds a lease in it: B gets T-a, not what falls due in T-b.
+    store.schedule_grouped("polls", {"b3": 10.0}, groups={"b3": "T-b"})
+    assert _claim_grouped(store, "B", 10.0, share=2) == [("T-a", "a1"), ("T-a", "a2")]
+    assert _claim_grouped(store, "C", 10.0) == []
+    # The holder claims its own group's new units whatever its share; not B's group.
+    assert _claim_grouped(store, "A", 10.0, share=9, due_by=60.0) == [("T-b", "b3")]
+    # A group keeps its units' group through a release and a plain schedule.
+    assert store.release("polls", "b1", owner="A", due_at=20.0)
+    store.schedule("polls", "b2", due_at=20.0)
+    assert store.release("polls", "b3", owner="A", due_at=20.0) is True
+    # Nobody holds T-b any more (A released all of it): B may take it now.
+    assert _claim_grouped(store, "B", 20.0) == [("T-b", "b1"), ("T-b", "b2"), ("T-b", "b3")]
+
+
+def test_a_dead_owners_group_is_taken_over_once_its_leases_ran_out(store: Store) -> None:
+    _grouped(store, {"x1": ("T-x", 0.0), "x2": ("T-x", 0.0), "x3": ("T-x", 100.0)})
+    assert [k for _, k in _claim_grouped(store, "dead", 1.0)] == ["x1", "x2"]
+    store.release("polls", "x2", owner="dead", due_at=5.0)  # x1 still held until 31
+    assert _claim_grouped(store, "B", 30.0) == []  # the group is still the dead owner's
+    got = store.claim_due_grouped(
+        "polls", owner="B", now=32.0, due_by=32.0, lease_s=LEASE_S, limit=99
+    )
+    assert [(c.key, c.taken_over) for c in got] == [("x1", True), ("x2", False)]
+    assert got[0].group == "T-x"
+
+
+def test_schedule_grouped_if_absent_keeps_units_there_and_limit_holds(store: Store) -> None:
+    _grouped(store, {f"u{n}": ("T", float(n)) for n in range(5)})
+    written = store.schedule_grouped(
+        "polls", {"u0": 99.0, "new": 0.5}, groups={"u0": "T-other", "new": "T"}, if_absent=True
+    )
+    assert written == ["new"]
+    got = _claim_grouped(store, "A", 10.0, limit=3)
+    assert got == [("T", "u0"), ("T", "new"), ("T", "u1")]  # earliest due first, at most 3
+    assert _claim_grouped(store, "A", 10.0) == [("T", "u2"), ("T", "u3"), ("T", "u4")]
+    store.schedule("polls", "plain", due_at=0.0)  # no group: the group ""
+    assert _claim_grouped(store, "B", 10.0) == [("", "plain")]
+
+
+def test_grouped_claimers_each_take_their_fair_part_of_the_groups(store: Store) -> None:
+    _grouped(store, {f"u{g:02}": (f"T{g:02}", float(g)) for g in range(30)})
+    parts = [
+        {group for group, _ in _claim_grouped(store, owner, 40.0, share=3)}
+        for owner in ("A", "B", "C")
+    ]
+    assert [len(part) for part in parts] == [10, 10, 10]
+    assert parts[0] == {f"T{g:02}" for g in range(10)}  # the most overdue first
+
+
+def test_a_grouped_claimer_takes_no_more_groups_than_it_can_serve(store: Store) -> None:
+    _grouped(store, {f"u{g}": (f"T{g}", float(g)) for g in range(5)})
+    first = _claim_grouped(store, "A", 10.0, most_groups=2)
+    assert first == [("T0", "u0"), ("T1", "u1")]
+    store.schedule_grouped("polls", {"again": 10.0}, groups={"again": "T0"})
+    # At its most already: only its own group's new unit; the free groups stay for others.
+    assert _claim_grouped(store, "A", 10.0, most_groups=2) == [("T0", "again")]
+    assert [g for g, _ in _claim_grouped(store, "B", 10.0)] == ["T2", "T3", "T4"]
+
+
+def test_concurrent_grouped_claimers_never_split_a_group(store: Store) -> None:
+    units = {f"g{g}-{n:02}": (f"T{g}", float(n)) for g in range(6) for n in range(20)}
+    _grouped(store, units)
+
+    def claim(index: int) -> list[tuple[str, str]]:
+        got: list[tuple[str, str]] = []
+        while batch := _claim_grouped(store, f"o{index}", 500.0, limit=7):
+            got.extend(batch)
+        return got
+
+    results = run_concurrently(claim, threads=6)
+    every = sorted(key for got in results for _, key in got)
+    assert every == sorted(units)  # each exactly once
+    owners_of: dict[str, set[int]] = {}
+    for index, got in enumerate(results):
+        for group, _ in got:
+            owners_of.setdefault(group, set()).add(index)
+    assert all(len(owners) == 1 for owners in owners_of.values()), owners_of
+
+
 def test_items_where_reads_the_records_whose_field_is_one_of_the_values(store: Store) -> None:
     store.put("requests", "b", {"state": "submitted", "n": 1})
     store.put("requests", "a", {"state": "new"})

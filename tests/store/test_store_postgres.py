@@ -24,7 +24,13 @@ from suggestbot.store import (
     pg_migrations,
 )
 from suggestbot.store.pg_schema import metadata
-from suggestbot.store.postgres import CLAIM_DUE, PostgresStore
+from suggestbot.store.postgres import (
+    CLAIM_DUE,
+    CLAIM_GROUPS,
+    GROUPS_DUE,
+    GROUPS_HELD,
+    PostgresStore,
+)
 
 REPLICAS = 3
 THREADS_PER_REPLICA = 10
@@ -137,8 +143,8 @@ def test_a_schema_that_is_behind_refuses_to_open_and_names_the_command(
     with pytest.raises(SchemaNotCurrent, match="run `suggestbot db upgrade`"):
         PostgresStore(empty_postgres_url)
     with PostgresStore(empty_postgres_url, check_schema=False) as store:
-        assert store.upgrade_schema() == (None, "0003")
-        assert store.upgrade_schema() == ("0003", "0003")  # again: nothing to do
+        assert store.upgrade_schema() == (None, "0004")
+        assert store.upgrade_schema() == ("0004", "0004")  # again: nothing to do
         with store.engine.begin() as connection:
             connection.execute(text("UPDATE alembic_version SET version_num = '0000'"))
     with pytest.raises(SchemaNotCurrent, match="newer than this version"):
@@ -181,7 +187,7 @@ def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
                     """('thread_bindings', 'b1', '{"team_id": "T1"}')"""
                 )
             )
-        assert store.upgrade_schema() == ("0002", "0003")
+        assert store.upgrade_schema() == ("0002", "0004")
         assert _columns(store, "requests", "r1")["kind"] == "refinement"
         assert _columns(store, "requests", "r2")["kind"] is None  # not a string: as a write
         assert _columns(store, "digests", "d1")["created_by"] == "U1"
@@ -348,6 +354,46 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
         assert "Seq Scan" not in plan, plan
         claimed = store.claim_due("polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=9)
         assert [c.key for c in claimed] == [f"r{n}" for n in range(1, 10)]
+
+
+def test_a_grouped_claim_reads_indexes_not_the_whole_table(postgres_url: str) -> None:
+    """20,000 units in 30 groups, 2,000 of them leased: finding the due groups, who holds
+    which group and the claim itself each read an index, never every row."""
+    with PostgresStore(postgres_url) as store:
+        with store.engine.begin() as connection:
+            connection.execute(
+                text(
+                    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp, owner, "
+                    "lease_until) SELECT 'polls', 'r' || n, n, "
+                    "CASE WHEN n > 18000 THEN 200 ELSE n END, 'T' || (n % 30), "
+                    "CASE WHEN n > 18000 THEN 'B' END, CASE WHEN n > 18000 THEN 200 END "
+                    "FROM generate_series(1, 20000) AS n"
+                )
+            )
+            connection.execute(text("ANALYZE work_leases"))
+            params = {
+                "queue": "polls",
+                "owner": "A",
+                "now": 100.0,
+                "due_by": 101.0,
+                "until": 130.0,
+                "limit": 100,
+                "groups": ["T1", "T2"],
+            }
+            for statement in (GROUPS_DUE, GROUPS_HELD, CLAIM_GROUPS):
+                plan = "\n".join(
+                    connection.execute(text(f"EXPLAIN {statement.text}"), params).scalars()
+                )
+                assert "Seq Scan" not in plan, plan
+            held_plan = "\n".join(
+                connection.execute(text(f"EXPLAIN {GROUPS_HELD.text}"), params).scalars()
+            )
+        assert "ix_work_leases_group_lease" in held_plan, held_plan
+        claimed = store.claim_due_grouped(
+            "polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=999, share=3
+        )
+        # Every group is held by B (units over 18,000): none is free to take.
+        assert claimed == []
 
 
 def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str) -> None:

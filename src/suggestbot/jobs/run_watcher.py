@@ -137,9 +137,11 @@ def sweep(
 
     def join(items: Sequence[Due], pass_no: int) -> None:
         nonlocal served
+        # Read together: one round trip for the batch on a database, not one per poll.
+        found = deps.records.requests.get_many([item.request_id for item in items]) if items else {}
         for item in items:
-            req = _watched(deps, item.request_id)
-            if req is not None and req.run_id is not None:
+            req = found.get(item.request_id)
+            if _is_watched(req) and req is not None and req.run_id is not None:
                 watched[req.run_id] = (req, item.at, pass_no)
                 served += 1
 
@@ -291,9 +293,11 @@ def settle(
 
 def _watched(deps: Deps, request_id: str) -> Request | None:
     req = deps.records.requests.get(request_id)
-    if req is None or req.run_id is None or req.state not in ("submitted", "posting"):
-        return None
-    return req
+    return req if _is_watched(req) else None
+
+
+def _is_watched(req: Request | None) -> bool:
+    return req is not None and req.run_id is not None and req.state in ("submitted", "posting")
 
 
 def _needs_settling(req: Request, run: GenerationRun) -> bool:

@@ -3,19 +3,24 @@
 - **Sends** (a brief waiting to be sent, or to be sent again after ``Retry-After``) are units
   of work in the store too (``records.run_sends``), claimed by one process once due (never
   early) and run on the scheduler's workers (job id ``request:<id>``).
-- **Polls** of submitted runs are units of work in the store (``records.run_polls``), leased to
-  one process at a time (``Store.claim_due``), so that several replicas on one database split
-  the runs and never poll one twice at once. One watch thread claims what is due (plus what
-  falls due within the early tolerance) into a local
-  :class:`~suggestbot.jobs.watch_list.WatchList`, takes it out, groups it by workspace and
-  hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`); while a
+- **Polls** of submitted runs are units of work in the store (``records.run_polls``), filed
+  under their workspace and claimed **by workspace** (``Store.claim_due_grouped``): a
+  workspace's due polls go to the one process that holds a lease in it, or, when none does,
+  to one process as a whole, so that several replicas on one database split the workspaces,
+  never poll one run twice at once, and a workspace's runs are served by one walk of its run
+  listing (100 runs a page) instead of each replica reading its scattered share one by one.
+  One watch thread claims what is due (plus what falls due within the early tolerance) into a
+  local :class:`~suggestbot.jobs.watch_list.WatchList`, takes it out, groups it by workspace
+  and hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`); while a
   workspace's sweep runs, its polls are claimed and taken out as soon as they are due within
   the early tolerance and join that sweep at its next page (it rolls on while there are any).
   Runs that finished or moved are settled on the scheduler's workers. The thread renews the
   leases it holds every third of the lease period; a poll's next due time is written to the
-  store when it is scheduled (which ends the lease), and a poll that asked for none is
-  released as done. A process that dies holding leases loses them when they run out: another
-  one claims those polls then, within one lease period.
+  store when it is rescheduled (which ends the lease, and is skipped when the lease is no
+  longer this process's), and a poll that asked for none is released as done. A process that
+  dies holding leases loses them when they run out: another one claims those workspaces then,
+  within one lease period. One workspace is served by one process at a time: a single
+  workspace's polls never spread over replicas (its listing is one walk).
 
 A request is either waiting to be sent or being watched, never both: each of ``watch_run`` and
 ``send_later`` replaces the other.
@@ -67,8 +72,10 @@ SWEEP_BUDGET_SHARE = 0.5
 # read at most half a tenth late, and the service is asked for one walk per period however fast
 # it answers (at 5,000 runs, 50 pages every 1.5 s: fewer than one request per 15 polls).
 PASS_EVERY_SHARE = 0.15
-# Workspaces swept at the same time.
-SWEEPERS = 4
+# Workspaces swept at the same time. A workspace's sweep rolls on while its polls keep falling
+# due, so this is also how many workspaces a replica serves at once: it claims no more (the
+# others are left to replicas with room).
+SWEEPERS = 16
 # The watch thread looks at the list at least this often (also how fast it notices a stop).
 IDLE_WAKE_S = 1.0
 # While a sweep rolls, the watch thread hands it the polls that came within the early tolerance
@@ -86,11 +93,14 @@ RENEW_SHARE = 1 / 3
 # woken at once by a poll this process schedules): what another replica scheduled is claimed
 # this late at most, well inside the early tolerance at the contract's schedule.
 CLAIM_EVERY_S = 0.25
-# Polls looked at per claim. Of those claimable, a replica leases only its share (one in as
-# many as replicas are live, the earliest due first) and claims at the same steady pace whether
-# or not its sweeps roll, so each takes about its share of what falls due and adding a replica
-# adds throughput, instead of the one that asks most often taking everything.
-CLAIM_LIMIT = 500
+# Polls claimed at most per claim (what falls due in one claim period at 4,000 polls a second).
+# Of the workspaces with due polls, a replica claims those it already serves and, of the ones
+# nobody serves, enough to bring it to its share of the workspaces (as many replicas as are
+# live split them), and claims at the same steady pace whether or not its sweeps roll, so
+# adding a replica adds throughput across workspaces.
+CLAIM_LIMIT = 1000
+# Above this many requests, their workspaces are read through the state index in one read.
+BULK_GROUPS = 50
 # How often a replica renews its heartbeat and counts the live ones: a replica joining gets
 # its share within this.
 BEAT_EVERY_S = 1.0
@@ -130,6 +140,7 @@ class SchedulerTimers:
         self._sweepers = ThreadPoolExecutor(
             max_workers=sweepers, thread_name_prefix="suggestbot-sweep"
         )
+        self._sweeper_count = sweepers
         self._sweeping: set[str | None] = set()  # workspaces with a sweep running
         self._held: dict[str | None, list[Due]] = {}  # their polls that fell due meanwhile
         # Run id -> watched request id (and back), to act on finished runs a sweep meets.
@@ -148,10 +159,20 @@ class SchedulerTimers:
     # --- the Timers protocol ----------------------------------------------------------------
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
-        """The next poll, written to the store for whichever replica claims it when due (this
-        ends this process's lease on it, if it held one)."""
+        """The next poll, written to the store for whichever replica claims it when due. A poll
+        this process holds is released due then (only while it still holds it: one another
+        replica took over once the lease ran out is left to that replica); any other is
+        scheduled, filed under its workspace."""
         self._scheduler.cancel(job_id(request_id))
-        self._polls().schedule(request_id, due_at=time.time() + max(delay_s, 0.0))
+        due_at = time.time() + max(delay_s, 0.0)
+        with self._lock:
+            held = request_id in self._leased
+        polls = self._polls()
+        if held:
+            if not polls.release(request_id, owner=self.owner, due_at=due_at):
+                log.info("the poll of %s was no longer this process's to reschedule", request_id)
+        else:
+            polls.schedule_grouped({request_id: due_at}, groups=self._groups_of([request_id]))
         self._drop(request_id)
         self.watching.wake()
 
@@ -175,7 +196,7 @@ class SchedulerTimers:
             log.info("%d poll(s) were no longer this process's to reschedule", len(lost))
         unheld = {rid: at for rid, at in due.items() if rid not in held}
         if unheld:
-            polls.schedule_many(unheld)
+            polls.schedule_grouped(unheld, groups=self._groups_of(unheld))
         for request_id in due:
             self._drop(request_id)
         self.watching.wake()
@@ -184,7 +205,8 @@ class SchedulerTimers:
         """At start: poll at once unless a poll is already scheduled (or held by a live
         replica), so that a replica starting never resets the work of the others."""
         self._scheduler.cancel(job_id(request_id))
-        if self._polls().schedule(request_id, due_at=time.time(), if_absent=True):
+        groups = self._groups_of([request_id])
+        if self._polls().schedule_grouped({request_id: time.time()}, groups=groups, if_absent=True):
             self.watching.wake()
 
     def send_later(self, request_id: str, *, at: float) -> None:
@@ -209,7 +231,9 @@ class SchedulerTimers:
         for request_id in watches:
             self._scheduler.cancel(job_id(request_id))
         now = time.time()
-        added = self._polls().schedule_many(dict.fromkeys(watches, now), if_absent=True)
+        added = self._polls().schedule_grouped(
+            dict.fromkeys(watches, now), groups=self._groups_of(watches), if_absent=True
+        )
         added += self._sends().schedule_many(sends, if_absent=True)
         if added:
             self.watching.wake()
@@ -250,6 +274,25 @@ class SchedulerTimers:
         self._polls().unschedule(request_id)
         self._drop(request_id)
         self._forget_run(request_id)
+
+    def _groups_of(self, request_ids: Collection[str]) -> dict[str, str]:
+        """The group each request's poll is filed under: its workspace, whose run listing serves
+        its polls together (``""`` for none). Many at once (a start) are read through the
+        state index in one go rather than one by one."""
+        requests = self._deps().records.requests
+        if len(request_ids) > BULK_GROUPS:
+            wanted = set(request_ids)
+            found = {
+                req.id: req.team_id or ""
+                for req in requests.where("state", ("submitted", "posting"))
+                if req.id in wanted
+            }
+            return {rid: found.get(rid, "") for rid in request_ids}
+        groups: dict[str, str] = {}
+        for request_id in request_ids:
+            req = requests.get(request_id)
+            groups[request_id] = (req.team_id or "") if req is not None else ""
+        return groups
 
     def _polls(self) -> WorkQueue:
         return self._deps().records.run_polls
@@ -358,13 +401,14 @@ class SchedulerTimers:
                 self._renew_sends(deps.records.run_sends, now, lease_s)
             if not self._stopping.is_set():
                 self._claim_sends(deps.records.run_sends, now, lease_s)
-            claims = polls.claim_due(
+            claims = polls.claim_due_grouped(
                 owner=self.owner,
                 now=now,
                 due_by=now + self._horizon(deps),
                 lease_s=lease_s,
                 limit=CLAIM_LIMIT,
                 share=self._live,
+                most_groups=self._sweeper_count,
             )
         except StoreError as exc:
             log.warning("claiming due polls failed (%s); trying again shortly", exc)
@@ -443,8 +487,9 @@ class SchedulerTimers:
 
     def _dispatch(self, deps: Deps, due: list[Due]) -> None:
         by_team: dict[str | None, list[Due]] = {}
+        found = deps.records.requests.get_many([item.request_id for item in due])
         for item in due:
-            req = deps.records.requests.get(item.request_id)
+            req = found.get(item.request_id)
             by_team.setdefault(req.team_id if req else None, []).append(item)
             if req is not None and req.run_id is not None:
                 with self._lock:

@@ -143,12 +143,42 @@ class Claim:
     """A unit of deferred work taken out by :meth:`Store.claim_due`, and when it was due.
 
     ``taken_over``: another owner held it and let its lease run out (it died or stalled), so
-    the work it had begun may have been done in part.
+    the work it had begun may have been done in part. ``group``: the group it was scheduled in
+    (:meth:`Store.schedule_grouped`; ``""`` when none).
     """
 
     key: str
     due_at: float
     taken_over: bool = False
+    group: str = ""
+
+
+def pick_groups(
+    due: Sequence[str],
+    *,
+    held: Mapping[str, tuple[bool, bool]],
+    share: int,
+    most_groups: int | None = None,
+) -> list[str]:
+    """Which groups a grouped claim takes. ``due``: the groups with claimable due units, most
+    overdue first; ``held``: the groups anyone holds a live lease in, each with whether the
+    claimer does and whether another owner does. Every backend's
+    :meth:`Store.claim_due_grouped` decides with this.
+
+    Its own groups always (its walker serves them); none that another owner holds; of the free
+    ones the most overdue, as many as bring it to its fair part of the groups with work
+    (``ceil(n / share)``, counting those it holds), and never fewer than ``ceil(free / share)``
+    — so a free group is never left waiting because every claimer already has its part. With
+    ``most_groups``, no free group once it holds that many (it could not serve more at once).
+    """
+    parts = max(share, 1)
+    ours = {group for group, (mine, other) in held.items() if mine and not other}
+    free = [group for group in due if group not in held]
+    fair = -(-len(set(due) | set(held)) // parts) - len(ours)
+    taking = max(-(-len(free) // parts), fair)
+    if most_groups is not None:
+        taking = min(taking, max(most_groups - len(ours), 0))
+    return [group for group in due if group in ours] + free[:taking]
 
 
 class Store(ABC):
@@ -162,6 +192,17 @@ class Store(ABC):
     @abstractmethod
     def get(self, table: str, key: str) -> Record | None:
         """Return the record stored under ``key``, or None."""
+
+    def get_many(self, table: str, keys: Collection[str]) -> dict[str, Record]:
+        """:meth:`get` of many keys: ``{key: record}`` of those stored. A database reads them
+        in one round trip (the run watcher reads the requests of a batch of polls); the
+        single-process backends read each."""
+        found: dict[str, Record] = {}
+        for key in dict.fromkeys(keys):
+            record = self.get(table, key)
+            if record is not None:
+                found[key] = record
+        return found
 
     @abstractmethod
     def put(self, table: str, key: str, value: Record) -> None:
@@ -367,6 +408,45 @@ class Store(ABC):
         self.schedule(queue, key, due_at=now + lease_s)
         self.claim_keys(queue, [key], owner=owner, now=now, lease_s=lease_s)
         return True
+
+    @abstractmethod
+    def schedule_grouped(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        groups: Mapping[str, str],
+        if_absent: bool = False,
+    ) -> list[str]:
+        """:meth:`schedule_many` that also files each key under its group (``groups``; a key
+        missing there goes in the group ``""``); the keys written. A unit keeps its group through
+        :meth:`schedule`, :meth:`release` and the other writes that do not name one.
+        """
+
+    @abstractmethod
+    def claim_due_grouped(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+        most_groups: int | None = None,
+    ) -> list[Claim]:
+        """:meth:`claim_due` by whole groups: the claimable units due by ``due_by`` of the groups
+        in which no *other* owner holds a live lease, at most ``limit``, earliest due first.
+
+        A group stays with the owner that holds a lease in it: every group where ``owner`` holds
+        one is claimed from, and of the groups nobody holds the most overdue, as
+        :func:`pick_groups` says (``share``: how many claimers split the groups;
+        ``most_groups``: how many it can serve at once). So one owner
+        at a time serves a group (the runs of one tenant, whose listing serves them together)
+        until it holds nothing there, and a dead owner's groups come free when its leases run
+        out. Atomic: of concurrent claimers one gets a free group.
+        """
 
     @abstractmethod
     def holders(self, queue: str, *, now: float) -> int:

@@ -14,7 +14,7 @@ import itertools
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from suggestbot.store.base import Claim
+from suggestbot.store.base import Claim, pick_groups
 
 
 @dataclass
@@ -22,6 +22,7 @@ class _Unit:
     due_at: float
     owner: str | None = None
     lease_until: float = 0.0
+    group: str = ""
 
     @property
     def ready_at(self) -> float:
@@ -40,11 +41,25 @@ class LeaseBook:
         self._units[key] = unit
         heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
 
-    def schedule(self, key: str, *, due_at: float, if_absent: bool) -> bool:
+    def schedule(
+        self, key: str, *, due_at: float, if_absent: bool, group: str | None = None
+    ) -> bool:
         if if_absent and key in self._units:
             return False
-        self._push(key, _Unit(due_at))
+        if group is None:  # a unit keeps its group when scheduled again without one
+            old = self._units.get(key)
+            group = "" if old is None else old.group
+        self._push(key, _Unit(due_at, group=group))
         return True
+
+    def schedule_grouped(
+        self, due: Mapping[str, float], *, groups: Mapping[str, str], if_absent: bool
+    ) -> list[str]:
+        return [
+            key
+            for key, at in due.items()
+            if self.schedule(key, due_at=at, if_absent=if_absent, group=groups.get(key, ""))
+        ]
 
     def schedule_many(self, due: Mapping[str, float], *, if_absent: bool) -> list[str]:
         written = (self.schedule(key, due_at=at, if_absent=if_absent) for key, at in due.items())
@@ -76,8 +91,51 @@ class LeaseBook:
         for key, unit in claimable[:taking]:
             taken_over = unit.owner is not None and unit.owner != owner
             unit.owner, unit.lease_until = owner, now + lease_s
-            claimed.append(Claim(key, unit.due_at, taken_over))
+            claimed.append(Claim(key, unit.due_at, taken_over, unit.group))
         for key, unit in kept + claimable:
+            heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
+        return sorted(claimed, key=lambda claim: claim.due_at)
+
+    def claim_due_grouped(
+        self,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+        most_groups: int | None = None,
+    ) -> list[Claim]:
+        claimable: dict[str, list[tuple[str, _Unit]]] = {}  # group -> units, most overdue first
+        kept: list[tuple[str, _Unit]] = []
+        while self._heap and self._heap[0][0] <= due_by:
+            ready_at, _, key = heapq.heappop(self._heap)
+            unit = self._units.get(key)
+            if unit is None or unit.ready_at != ready_at:
+                continue
+            if unit.owner is not None and unit.lease_until > now:
+                kept.append((key, unit))
+                continue
+            claimable.setdefault(unit.group, []).append((key, unit))
+        held: dict[str, tuple[bool, bool]] = {}
+        for unit in self._units.values():
+            if unit.owner is not None and unit.lease_until > now:
+                mine, other = held.get(unit.group, (False, False))
+                held[unit.group] = (mine or unit.owner == owner, other or unit.owner != owner)
+        taking = pick_groups(list(claimable), held=held, share=share, most_groups=most_groups)
+        picked = sorted(
+            (pair for group in taking for pair in claimable[group]),
+            key=lambda pair: pair[1].ready_at,
+        )[: max(limit, 0)]
+        claimed: list[Claim] = []
+        for key, unit in picked:
+            taken_over = unit.owner is not None and unit.owner != owner
+            unit.owner, unit.lease_until = owner, now + lease_s
+            claimed.append(Claim(key, unit.due_at, taken_over, unit.group))
+        for pairs in claimable.values():
+            kept.extend(pairs)
+        for key, unit in kept:
             heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
         return sorted(claimed, key=lambda claim: claim.due_at)
 
@@ -111,7 +169,7 @@ class LeaseBook:
         if due_at is None:
             del self._units[key]
         else:
-            self._push(key, _Unit(due_at))
+            self._push(key, _Unit(due_at, group=unit.group))
         return True
 
     def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:

@@ -212,6 +212,41 @@ class LocalStore(Store):
         with self._lock:
             return self._book(queue, due).release_many(due, owner=owner)
 
+    def schedule_grouped(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        groups: Mapping[str, str],
+        if_absent: bool = False,
+    ) -> list[str]:
+        with self._lock:
+            book = self._book(queue, due)
+            return book.schedule_grouped(due, groups=groups, if_absent=if_absent)
+
+    def claim_due_grouped(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+        most_groups: int | None = None,
+    ) -> list[Claim]:
+        with self._lock:
+            return self._book(queue).claim_due_grouped(
+                owner=owner,
+                now=now,
+                due_by=due_by,
+                lease_s=lease_s,
+                limit=limit,
+                share=share,
+                most_groups=most_groups,
+            )
+
     def holders(self, queue: str, *, now: float) -> int:
         with self._lock:
             return self._book(queue).holders(now=now)

@@ -38,6 +38,7 @@ from sqlalchemy import (
     MetaData,
     Table,
     Text,
+    text,
 )
 
 from suggestbot.store.codec import Record
@@ -157,7 +158,18 @@ WORK_LEASES = Table(
     Column("ready_at", Float, nullable=False),
     Column("owner", Text),
     Column("lease_until", Float),
+    # Units claimed together (``Store.claim_due_grouped``: a workspace's run polls), and the
+    # index of the leased units only, which tells who holds a live lease in which group.
+    Column("grp", KEY_TYPE, nullable=False, server_default=""),
     Index("ix_work_leases_ready", "queue", "ready_at"),
+    Index(
+        "ix_work_leases_group_lease",
+        "queue",
+        "grp",
+        "lease_until",
+        postgresql_where=text("owner IS NOT NULL"),
+        postgresql_include=["owner"],
+    ),
 )
 """Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""
 

@@ -79,13 +79,14 @@ from suggestbot.store.base import (
     check_key,
     check_table_name,
     matching_any,
+    pick_groups,
     plan_updates,
     select_matching,
 )
 from suggestbot.store.codec import Record
 from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED, WORK_LEASES
-from suggestbot.store.pg_sql import COMMIT, TableSql, lock_ids
+from suggestbot.store.pg_sql import COMMIT, TableSql, lock_id, lock_ids
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
 POOL_SIZE = 10
@@ -217,6 +218,65 @@ _RELEASE_MANY = text(
     "UPDATE work_leases AS w SET due_at = u.due, ready_at = u.due, owner = NULL, "
     f"lease_until = NULL FROM {_UNNEST_DUE} "
     "WHERE w.queue = :queue AND w.key = u.key AND w.owner = :owner RETURNING w.key"
+)
+_UNNEST_GROUPED = (
+    "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[]), CAST(:groups AS text[])) "
+    "AS u(key, due, grp)"
+)
+_SCHEDULE_GROUPED_IF_ABSENT = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
+    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} "
+    "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
+)
+_SCHEDULE_GROUPED = text(
+    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
+    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} "
+    "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
+    "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL, grp = excluded.grp "
+    "RETURNING key"
+)
+# Grouped claims (``claim_due_grouped``) in steps of one transaction: the groups with claimable
+# due units (most overdue first) and the groups held (with whether this owner and whether
+# another holds a lease in each), from which ``pick_groups`` chooses; a try-lock on each group
+# picked (a group another claimer is taking right now is skipped this time); then — with a
+# snapshot taken once the locks are held, so a claim committed just before is seen — the claim
+# itself, which checks again that no other owner holds a lease in the group. Who holds leases
+# is read from the partial ``(queue, grp, lease_until) WHERE owner IS NOT NULL`` index: only
+# leased units are visited.
+_OTHER_HOLDS = (
+    "EXISTS (SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = {grp} "
+    "AND h.owner <> :owner AND h.lease_until > :now)"
+)
+GROUPS_DUE = text(
+    "SELECT grp FROM work_leases WHERE queue = :queue AND ready_at <= :due_by "
+    "AND (owner IS NULL OR lease_until <= :now) GROUP BY grp ORDER BY min(ready_at)"
+)
+GROUPS_HELD = text(
+    "SELECT grp, bool_or(owner = :owner), bool_or(owner <> :owner) FROM work_leases "
+    "WHERE queue = :queue AND owner IS NOT NULL AND lease_until > :now GROUP BY grp"
+)
+_TRY_LOCK_GROUPS = text(
+    "SELECT t.grp FROM unnest(CAST(:groups AS text[]), CAST(:ids AS bigint[])) AS t(grp, id) "
+    "WHERE pg_try_advisory_xact_lock(t.id)"
+)
+CLAIM_GROUPS = text(
+    f"""
+    WITH free AS (
+        SELECT g FROM unnest(CAST(:groups AS text[])) AS g
+        WHERE NOT {_OTHER_HOLDS.format(grp="g")}
+    ), claimable AS (
+        SELECT key, owner AS was, ready_at FROM work_leases
+        WHERE queue = :queue AND grp IN (SELECT g FROM free) AND ready_at <= :due_by
+          AND (owner IS NULL OR lease_until <= :now)
+        ORDER BY ready_at
+        LIMIT :limit
+        FOR UPDATE SKIP LOCKED
+    )
+    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
+    FROM claimable AS c
+    WHERE w.queue = :queue AND w.key = c.key
+    RETURNING w.key, w.due_at, c.was IS NOT NULL AND c.was <> :owner, w.grp
+    """
 )
 # Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
 # small enough that one statement's arrays and locks stay modest.
@@ -493,6 +553,15 @@ class PostgresStore(Store):
         target = self._check(table, (key,))
         rows = self._single(target.read, target.keys_params([key]))
         return self._decoded(rows).get(key)
+
+    def get_many(self, table: str, keys: Collection[str]) -> dict[str, Record]:
+        wanted = list(dict.fromkeys(keys))
+        target = self._check(table, wanted)
+        found: dict[str, Record] = {}
+        for start in range(0, len(wanted), BULK_KEYS):
+            batch = wanted[start : start + BULK_KEYS]
+            found.update(self._decoded(self._single(target.read, target.keys_params(batch))))
+        return found
 
     def put(self, table: str, key: str, value: Record) -> None:
         self.put_many(table, {key: value})
@@ -793,6 +862,74 @@ class PostgresStore(Store):
             else:
                 result = connection.execute(_RELEASE, {**params, "due": due_at})
             return bool(result.rowcount)
+
+    def schedule_grouped(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        groups: Mapping[str, str],
+        if_absent: bool = False,
+    ) -> list[str]:
+        self._check_queue(queue, due)
+        for group in groups.values():
+            check_key(group)
+        statement = _SCHEDULE_GROUPED_IF_ABSENT if if_absent else _SCHEDULE_GROUPED
+        keys = list(due)
+        written: set[str] = set()
+        for start in range(0, len(keys), BULK_KEYS):
+            batch = keys[start : start + BULK_KEYS]
+            params = {
+                "queue": queue,
+                "keys": batch,
+                "dues": [due[k] for k in batch],
+                "groups": [groups.get(k, "") for k in batch],
+            }
+            with self._transaction() as connection:
+                written.update(connection.execute(statement, params).scalars())
+        return [key for key in keys if key in written]
+
+    def claim_due_grouped(
+        self,
+        queue: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+        most_groups: int | None = None,
+    ) -> list[Claim]:
+        self._check_queue(queue)
+        if limit <= 0:
+            return []
+        params: dict[str, Any] = {
+            "queue": queue,
+            "owner": owner,
+            "now": now,
+            "due_by": due_by,
+            "until": now + lease_s,
+            "limit": limit,
+        }
+        with self._transaction() as connection:
+            due = list(connection.execute(GROUPS_DUE, params).scalars())
+            if not due:
+                return []
+            held = {
+                grp: (mine, other) for grp, mine, other in connection.execute(GROUPS_HELD, params)
+            }
+            taking = pick_groups(due, held=held, share=share, most_groups=most_groups)
+            if not taking:
+                return []
+            ids = [lock_id(f"work_leases.{queue}", group) for group in taking]
+            locked = connection.execute(_TRY_LOCK_GROUPS, {"groups": taking, "ids": ids})
+            params["groups"] = list(locked.scalars())
+            if not params["groups"]:
+                return []
+            rows = connection.execute(CLAIM_GROUPS, params).all()
+        claims = (Claim(key, due_at, bool(over), grp) for key, due_at, over, grp in rows)
+        return sorted(claims, key=lambda c: c.due_at)
 
     def holders(self, queue: str, *, now: float) -> int:
         self._check_queue(queue)

@@ -272,6 +272,11 @@ class View(Generic[T]):
         raw = self._store.get(self._name, key)
         return None if raw is None else self._model.model_validate(raw)
 
+    def get_many(self, keys: Collection[str]) -> dict[str, T]:
+        """The records of ``keys`` that exist, read together (one round trip on PostgreSQL)."""
+        raws = self._store.get_many(self._name, keys)
+        return {key: self._model.model_validate(raw) for key, raw in raws.items()}
+
     def items(self) -> Iterator[tuple[str, T]]:
         """``(key, record)`` pairs in key order (a snapshot taken when iteration starts)."""
         for key, raw in self._store.items(self._name):

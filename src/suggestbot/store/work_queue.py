@@ -40,6 +40,33 @@ class WorkQueue:
             share=share,
         )
 
+    def schedule_grouped(
+        self, due: Mapping[str, float], *, groups: Mapping[str, str], if_absent: bool = False
+    ) -> list[str]:
+        return self.store.schedule_grouped(self.name, due, groups=groups, if_absent=if_absent)
+
+    def claim_due_grouped(
+        self,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+        share: int = 1,
+        most_groups: int | None = None,
+    ) -> list[Claim]:
+        return self.store.claim_due_grouped(
+            self.name,
+            owner=owner,
+            now=now,
+            due_by=due_by,
+            lease_s=lease_s,
+            limit=limit,
+            share=share,
+            most_groups=most_groups,
+        )
+
     def claim_keys(
         self, keys: Collection[str], *, owner: str, now: float, lease_s: float
     ) -> list[str]:
