@@ -169,6 +169,9 @@ def test_a_replica_that_stops_mid_sweep_gives_back_the_polls_held_for_it(
     )
     stopping = threading.Thread(target=replica.stop, daemon=True)
     stopping.start()
+    # The sweep ends once the replica claims no more (else its watch loop could hand the held
+    # polls to the next sweep of the workspace before it sees the stop).
+    _wait_until(lambda: not replica.timers.running)
     sweeps.unblock.set()
     stopping.join(timeout=30)
     assert not stopping.is_alive(), "stopping hung"
