@@ -4,6 +4,7 @@ database, a server restart, the schema check, the typed columns and the migratio
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -396,6 +397,30 @@ def test_a_grouped_claim_reads_indexes_not_the_whole_table(postgres_url: str) ->
         assert claimed == []
 
 
+@contextmanager
+def _reads_of(store: PostgresStore, table: str) -> Iterator[list[tuple[str, Any]]]:
+    """The SELECT statements (with their parameters) the store sends for ``table`` meanwhile."""
+    issued: list[tuple[str, Any]] = []
+
+    def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
+        if f"FROM {table}" in statement and statement.lstrip().startswith("SELECT"):
+            issued.append((statement, params))
+
+    event.listen(store.engine, "before_cursor_execute", note)
+    try:
+        yield issued
+    finally:
+        event.remove(store.engine, "before_cursor_execute", note)
+
+
+def _plan_of(store: PostgresStore, issued: list[tuple[str, Any]]) -> str:
+    """PostgreSQL's plan for the one statement in ``issued``."""
+    [(statement, params)] = issued  # one statement, read by the typed columns
+    with store.engine.begin() as connection:
+        rows = connection.exec_driver_sql(f"EXPLAIN {statement}", params)
+        return "\n".join(row[0] for row in rows)
+
+
 def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str) -> None:
     with PostgresStore(postgres_url) as store:
         with store.engine.begin() as connection:
@@ -408,23 +433,10 @@ def test_recovery_reads_the_active_requests_by_the_state_index(postgres_url: str
             )
             connection.execute(text("ANALYZE requests"))
         store.put("requests", "active", {"state": "submitted"})
-        issued: list[tuple[str, Any]] = []
-
-        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
-            if "FROM requests" in statement:
-                issued.append((statement, params))
-
-        event.listen(store.engine, "before_cursor_execute", note)
-        try:
+        with _reads_of(store, "requests") as issued:
             found = store.items_where("requests", "state", ["new", "submitted"])
-        finally:
-            event.remove(store.engine, "before_cursor_execute", note)
         assert found == [("active", {"state": "submitted"})]
-        [(statement, params)] = issued
-        with store.engine.begin() as connection:
-            plan = "\n".join(
-                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
-            )
+        plan = _plan_of(store, issued)
         assert "ix_requests_state" in plan, plan
         assert "Seq Scan" not in plan, plan
 
@@ -542,23 +554,10 @@ def test_the_reads_of_request_paths_use_an_index(
         with store.engine.begin() as connection:
             connection.execute(text(_FILL[table]))
             connection.execute(text(f"ANALYZE {table}"))
-        issued: list[tuple[str, Any]] = []
-
-        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
-            if f"FROM {table}" in statement:
-                issued.append((statement, params))
-
-        event.listen(store.engine, "before_cursor_execute", note)
-        try:
+        with _reads_of(store, table) as issued:
             found = store.items_matching(table, **query)
-        finally:
-            event.remove(store.engine, "before_cursor_execute", note)
         assert found  # the data has matches for every read
-        [(statement, params)] = issued  # one statement, read by the typed columns
-        with store.engine.begin() as connection:
-            plan = "\n".join(
-                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
-            )
+        plan = _plan_of(store, issued)
         assert index in plan, plan
         assert "Seq Scan" not in plan, plan
 
@@ -621,24 +620,11 @@ def test_pruning_deliveries_reads_the_expired_ones_by_the_time_index(postgres_ur
             )
             connection.execute(text("ANALYZE deliveries"))
         log = DeliveryLog(store, clock=lambda: now + 3600 * 2 + 10.5)  # ten are expired
-        issued: list[tuple[str, Any]] = []
-
-        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
-            if "FROM deliveries" in statement and statement.lstrip().startswith("SELECT"):
-                issued.append((statement, params))
-
-        event.listen(store.engine, "before_cursor_execute", note)
-        try:
+        with _reads_of(store, "deliveries") as issued:
             assert log.prune() == 10
-        finally:
-            event.remove(store.engine, "before_cursor_execute", note)
         assert store.get("deliveries", "event:10") is None
         assert store.get("deliveries", "event:11") is not None
-        [(statement, params)] = issued
-        with store.engine.begin() as connection:
-            plan = "\n".join(
-                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
-            )
+        plan = _plan_of(store, issued)
         assert "ix_deliveries_at" in plan, plan
         assert "Seq Scan" not in plan, plan
 
@@ -671,17 +657,8 @@ def test_the_digest_wave_reads_the_digests_due_by_index(postgres_url: str) -> No
         with store.engine.begin() as connection:
             connection.execute(text(fill))
             connection.execute(text("ANALYZE digests"))
-        issued: list[tuple[str, Any]] = []
-
-        def note(conn: Any, cursor: Any, statement: str, params: Any, *rest: Any) -> None:
-            if "FROM digests" in statement:
-                issued.append((statement, params))
-
-        event.listen(store.engine, "before_cursor_execute", note)
-        try:
+        with _reads_of(store, "digests") as issued:
             found = store.items_matching_any("digests", wheres)
-        finally:
-            event.remove(store.engine, "before_cursor_execute", note)
         zones = ["UTC", "Europe/Berlin", "America/New_York"]
         asked = {"UTC": minutes(9), "Europe/Berlin": minutes(10), "America/New_York": minutes(4)}
         expected = [
@@ -690,10 +667,6 @@ def test_the_digest_wave_reads_the_digests_due_by_index(postgres_url: str) -> No
             if n % 7 and f"{n % 1440 // 60:02d}:{n % 60:02d}" in asked[zones[n % 3]]
         ]
         assert [key for key, _ in found] == sorted(expected) and len(expected) == 144
-        [(statement, params)] = issued
-        with store.engine.begin() as connection:
-            plan = "\n".join(
-                row[0] for row in connection.exec_driver_sql(f"EXPLAIN {statement}", params)
-            )
+        plan = _plan_of(store, issued)
         assert "ix_digests_due" in plan, plan
         assert "Seq Scan" not in plan, plan
