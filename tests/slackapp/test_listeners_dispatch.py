@@ -143,6 +143,21 @@ def test_a_disconnect_has_taken_effect_by_its_ack(ws: Workspace) -> None:
     assert t("status.unlinked", "en") in texts_of(status["blocks"])
 
 
+def test_the_home_disconnect_button_has_taken_effect_by_its_ack(ws: Workspace) -> None:
+    connect(ws)
+    held = ws.deps.background
+    ws.deps.background = DiesAfterTheAck()
+
+    answer = ws.press(ids.ACTION_HOME_DISCONNECT, "disconnect", message_ts="1.0")
+
+    assert answer.status == 200
+    assert ws.deps.records.users.get(user_key(TEAM_ID, ALICE.id)) is None
+    ws.deps.background = held
+    ws.command("status")
+    [status] = ws.slack.made("chat.postEphemeral")[-1:]
+    assert t("status.unlinked", "en") in texts_of(status["blocks"])
+
+
 def test_a_slash_brief_with_remembered_choices_needs_no_modal(ws: Workspace) -> None:
     connect(ws)
     send_brief_from_modal(ws, "An earlier brief, to remember the choices")
