@@ -846,3 +846,13 @@ def test_a_unit_written_and_held_to_end_at_one_time_is_claimed_once(store: Store
     assert store.claim_keys("run_sends", ["r1"], owner="a", now=100.0, lease_s=10.0) == ["r1"]
     claims = store.claim_due("run_sends", owner="b", now=111.0, due_by=111.0, lease_s=10, limit=9)
     assert [(c.key, c.taken_over) for c in claims] == [("r1", True)]
+
+
+def test_a_grouped_unit_written_and_held_to_end_at_one_time_is_claimed_once(store: Store) -> None:
+    """The same for a claim by groups: the unit comes back once, not once per write."""
+    store.schedule_grouped("run_polls", {"r1": 110.0}, groups={"r1": "T1"})
+    assert store.claim_keys("run_polls", ["r1"], owner="a", now=100.0, lease_s=10.0) == ["r1"]
+    claims = store.claim_due_grouped(
+        "run_polls", owner="b", now=111.0, due_by=111.0, lease_s=10, limit=9
+    )
+    assert [(c.key, c.taken_over) for c in claims] == [("r1", True)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from suggestbot.store.base import Claim, pick_groups
@@ -68,24 +68,33 @@ class LeaseBook:
     def unschedule(self, key: str) -> bool:
         return self._units.pop(key, None) is not None
 
+    def _pop_ready(self, due_by: float) -> Iterator[tuple[str, _Unit]]:
+        """Take the heap's entries ready by ``due_by`` off it, each live unit once: an entry is
+        stale when its unit was replaced, claimed or forgotten since, and a unit pushed again
+        at the same ready time (scheduled, then held to end when its hold does) has two. The
+        caller pushes back what it does not claim."""
+        seen: set[str] = set()
+        while self._heap and self._heap[0][0] <= due_by:
+            ready_at, _, key = heapq.heappop(self._heap)
+            unit = self._units.get(key)
+            if unit is None or unit.ready_at != ready_at or key in seen:
+                continue
+            seen.add(key)
+            yield key, unit
+
     def claim_due(
         self, *, owner: str, now: float, due_by: float, lease_s: float, limit: int, share: int = 1
     ) -> list[Claim]:
         claimable: list[tuple[str, _Unit]] = []
         kept: list[tuple[str, _Unit]] = []
-        seen: set[str] = set()
-        while self._heap and self._heap[0][0] <= due_by and len(claimable) < limit:
-            ready_at, _, key = heapq.heappop(self._heap)
-            unit = self._units.get(key)
-            if unit is None or unit.ready_at != ready_at or key in seen:
-                # Replaced, claimed or forgotten since; or an entry pushed again at the same
-                # ready time (scheduled, then claimed, to end when its hold does).
-                continue
-            seen.add(key)
-            if unit.owner is not None and unit.lease_until > now:
-                kept.append((key, unit))  # runs out within the tolerance, not yet
-                continue
-            claimable.append((key, unit))
+        if limit > 0:
+            for key, unit in self._pop_ready(due_by):
+                if unit.owner is not None and unit.lease_until > now:
+                    kept.append((key, unit))  # runs out within the tolerance, not yet
+                    continue
+                claimable.append((key, unit))
+                if len(claimable) >= limit:
+                    break
         taking = -(-len(claimable) // max(share, 1))
         claimed: list[Claim] = []
         for key, unit in claimable[:taking]:
@@ -109,11 +118,7 @@ class LeaseBook:
     ) -> list[Claim]:
         claimable: dict[str, list[tuple[str, _Unit]]] = {}  # group -> units, most overdue first
         kept: list[tuple[str, _Unit]] = []
-        while self._heap and self._heap[0][0] <= due_by:
-            ready_at, _, key = heapq.heappop(self._heap)
-            unit = self._units.get(key)
-            if unit is None or unit.ready_at != ready_at:
-                continue
+        for key, unit in self._pop_ready(due_by):
             if unit.owner is not None and unit.lease_until > now:
                 kept.append((key, unit))
                 continue
