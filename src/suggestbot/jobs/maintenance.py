@@ -50,17 +50,22 @@ def run_due(
     owner: str,
     now: float | None = None,
     clock: Callable[[], float] = time.time,
+    lease_s: float = LEASE_S,
 ) -> list[str]:
-    """Claim and run the passes due by ``now``; the names of those this process ran."""
+    """Claim and run the passes due by ``now``; the names of those this process ran.
+
+    ``lease_s``: how long a pass stays this process's without being ended (longer than it
+    takes; a pass that must not wait long after a replica died mid-pass says less).
+    """
     now = clock() if now is None else now
     by_name = {p.name: p for p in passes}
     ran: list[str] = []
-    claims = queue.claim_due(owner=owner, now=now, due_by=now, lease_s=LEASE_S, limit=len(passes))
+    claims = queue.claim_due(owner=owner, now=now, due_by=now, lease_s=lease_s, limit=len(passes))
     for claim in claims:
         chosen = by_name.get(claim.key)
         if chosen is None:
             # A pass this version does not know (another version's): left to it, a while later.
-            queue.release(claim.key, owner=owner, due_at=now + LEASE_S)
+            queue.release(claim.key, owner=owner, due_at=now + lease_s)
             continue
         try:
             chosen.run()

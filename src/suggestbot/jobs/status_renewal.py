@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from suggestbot.flows import requests
 from suggestbot.flows.deps import Deps
+from suggestbot.jobs.maintenance import Pass, run_due
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.store import StoreError
 
@@ -42,25 +43,18 @@ def renew(deps: Deps) -> None:
 
 
 def renew_if_due(deps: Deps, *, clock: Callable[[], float] = time.time) -> bool:
-    """Claim the renewal if it is due and carry it out; whether this process did."""
-    queue = deps.records.status_renewal
-    now = clock()
+    """Claim the renewal if it is due and carry it out (one periodic pass, leased for a
+    minute: a replica dying mid-renewal delays the next by a minute at most); whether this
+    process did."""
+    renewal = Pass(UNIT, EVERY_S, lambda: renew(deps))
     try:
-        claims = queue.claim_due(owner=deps.owner, now=now, due_by=now, lease_s=EVERY_S, limit=1)
+        ran = run_due(
+            deps.records.status_renewal, [renewal], owner=deps.owner, clock=clock, lease_s=EVERY_S
+        )
     except StoreError as exc:
-        log.warning("looking for the status renewal failed (%s); again shortly", exc)
+        log.warning("the status renewal could not be claimed or ended (%s); again shortly", exc)
         return False
-    if not claims:
-        return False
-    try:
-        renew(deps)
-    finally:
-        try:
-            queue.release(UNIT, owner=deps.owner, due_at=now + EVERY_S)
-        except StoreError as exc:
-            # Its lease runs out: another replica (or this one) renews a little late.
-            log.warning("could not write the next status renewal (%s)", exc)
-    return True
+    return UNIT in ran
 
 
 def schedule(scheduler: Scheduler, deps: Deps, *, clock: Callable[[], float] = time.time) -> None:
