@@ -59,13 +59,12 @@ class WorkspaceClaims:
 
     def first(self) -> list[str]:
         """This replica's share of the workspaces (all of them when it is alone)."""
-        live = max(1, self._queue_of_replicas_live())
-        return self._claim(self._left[: math.ceil(len(self._left) / live)])
+        return self._claim(self._left[: self._share()])
 
     def more(self) -> list[str]:
         """Once this replica's share is posted: another share of the workspaces no live replica
         holds (not claimed yet, or whose holder died); none when every one is held or done."""
-        share = math.ceil(len(self._left) / max(1, self._queue_of_replicas_live())) or 1
+        share = self._share() or 1
         for start in range(0, len(self._left), share):
             claimed = self._claim(self._left[start : start + share])
             if claimed:
@@ -83,8 +82,10 @@ class WorkspaceClaims:
         self._left = [team for team in self._left if team not in mine]
         return [team for team in teams if team in mine]
 
-    def _queue_of_replicas_live(self) -> int:
-        return self._deps.records.replicas.holders(now=self._clock())
+    def _share(self) -> int:
+        """One in as many of the workspaces left as replicas are live (by their heartbeats)."""
+        live = max(1, self._deps.records.replicas.holders(now=self._clock()))
+        return math.ceil(len(self._left) / live)
 
 
 def forget_old(deps: Deps, *, now: float) -> int:
