@@ -3,7 +3,6 @@ their own account of the service."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from suggestbot.flows import home, linking
@@ -16,9 +15,6 @@ from suggestbot.ui.blocks.notices import (
 )
 from suggestbot.ui.payloads import parse_command
 
-# What answers a command after its ack: ``handler(deps, body, rest)``.
-Handler = Callable[[Deps, dict[str, Any], str], None]
-
 
 def connect(deps: Deps, body: dict[str, Any], rest: str) -> None:
     linking.open_connect_modal(
@@ -30,9 +26,9 @@ def connect(deps: Deps, body: dict[str, Any], rest: str) -> None:
     )
 
 
-def unlink_before_ack(deps: Deps, body: dict[str, Any]) -> Handler | None:
-    """``/suggest disconnect`` takes effect before its ack; what answers it afterwards, or None
-    for any other command.
+def unlink_before_ack(deps: Deps, body: dict[str, Any]) -> bool | None:
+    """``/suggest disconnect`` takes effect before its ack: whether a link was removed, or None
+    for any other command (answered after the ack by :func:`answer_disconnect`).
 
     Commands are carried out side by side after their acks (and on any replica), so a
     ``/suggest status`` sent right after a disconnect could still read the link if the unlink
@@ -41,21 +37,16 @@ def unlink_before_ack(deps: Deps, body: dict[str, Any]) -> Handler | None:
     sub, _ = parse_command(body.get("text"))
     if sub != "disconnect" or not (body.get("team_id") and body.get("user_id")):
         return None
-    removed = linking.unlink(deps, team_id=body["team_id"], user_id=body["user_id"])
-
-    def answer(deps: Deps, body: dict[str, Any], rest: str) -> None:
-        _answer_disconnect(deps, body, removed=removed)
-
-    return answer
+    return linking.unlink(deps, team_id=body["team_id"], user_id=body["user_id"])
 
 
 def disconnect(deps: Deps, body: dict[str, Any], rest: str) -> None:
     """Unlink and answer (the path for a disconnect not already unlinked before its ack)."""
     removed = linking.unlink(deps, team_id=body["team_id"], user_id=body["user_id"])
-    _answer_disconnect(deps, body, removed=removed)
+    answer_disconnect(deps, body, removed=removed)
 
 
-def _answer_disconnect(deps: Deps, body: dict[str, Any], *, removed: bool) -> None:
+def answer_disconnect(deps: Deps, body: dict[str, Any], *, removed: bool) -> None:
     lang = deps.lang_of(body["user_id"])
     answer_command(deps, body, build_disconnected(lang=lang, removed=removed))
     if removed:

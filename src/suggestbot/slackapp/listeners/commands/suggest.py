@@ -54,7 +54,7 @@ def register(app: App, deps: Deps) -> None:
         # A disconnect takes effect before the ack too, so that nothing sent after it sees the link.
         try:
             recorded = brief.record_quick_brief(deps, body)
-            answer_unlinked = linking.unlink_before_ack(deps, body) if recorded is None else None
+            unlinked = linking.unlink_before_ack(deps, body) if recorded is None else None
         except StoreUnavailable:
             # The store went away after the delivery was let through: nothing was recorded.
             ack(**store_outage.command_reply(deps, body))
@@ -65,8 +65,8 @@ def register(app: App, deps: Deps) -> None:
         def work() -> None:
             if recorded is not None:
                 brief.launch(deps, recorded, response_url)
-            elif answer_unlinked is not None:
-                answer_unlinked(deps, body, "")
+            elif unlinked is not None:
+                linking.answer_disconnect(deps, body, removed=unlinked)
             else:
                 route(deps, body)
 
