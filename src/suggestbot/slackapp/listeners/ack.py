@@ -12,6 +12,7 @@ leaves it for the next start.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import uuid
@@ -22,6 +23,7 @@ from slack_bolt import Ack, App
 
 from suggestbot.flows import interactions, slackio
 from suggestbot.flows.deps import Deps
+from suggestbot.store import StoreUnavailable
 from suggestbot.ui.blocks.notices import build_failure_notice
 from suggestbot.ui.payloads import button_place
 
@@ -73,17 +75,29 @@ def in_background(
         deps.background.submit(run)
 
 
-def on_button(app: App, *, deps: Deps, action: str | re.Pattern[str], work: ButtonWork) -> None:
+def on_button(
+    app: App,
+    *,
+    deps: Deps,
+    action: str | re.Pattern[str],
+    work: ButtonWork,
+    before_ack: ButtonWork | None = None,
+) -> None:
     """Ack each press of ``action`` (an ``action_id``, or a pattern of numbered ones) and run
     ``work(deps, body)`` in the background.
 
     A press that starts work is also given to ``interactions.on_action``, so that it is
     recorded before the ack and carried out after a crash; one that only opens a modal is not
-    (its trigger expires: the person presses again).
+    (its trigger expires: the person presses again). ``before_ack(deps, body)``, if given, is
+    what must have happened by the time Slack has the ack (``work`` does it again, as a no-op,
+    and does it alone when the store went away meanwhile).
     """
 
     @app.action(action)
     def pressed(ack: Ack, body: dict[str, Any]) -> None:
+        if before_ack is not None:
+            with contextlib.suppress(StoreUnavailable):
+                before_ack(deps, body)
         ack()
         in_background(
             deps,
