@@ -666,14 +666,7 @@ class SchedulerTimers:
                 lambda rid, delay: self.send_later(rid, at=time.time() + delay),
             )
         finally:
-            with self._lock:
-                held = request_id in self._sending
-                self._sending.discard(request_id)
-            if held:
-                try:
-                    self._sends().release(request_id, owner=self.owner, due_at=None)
-                except StoreError as exc:
-                    log.warning("could not end the send of %s (%s)", request_id, exc)
+            self.end_send(request_id)
 
     def _run(
         self,
