@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,7 @@ from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.wave import run_wave
 from suggestbot.flows.pacing import ChannelPacer
-from suggestbot.store import MemoryStore, Store
-from suggestbot.store.postgres import PostgresStore
+from suggestbot.store import Store
 from suggestbot.store.records import Records
 
 CHANNELS = 40
@@ -39,16 +37,6 @@ WORKSPACES = 8  # channel n is in workspace n % 8
 # A post takes a little time, as over the network (the whole wave otherwise ends in the time
 # the other replica takes to start).
 POST_S = 0.005
-
-
-@pytest.fixture(params=["memory", "postgresql"])
-def store(request: pytest.FixtureRequest) -> Iterator[Store]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    pg = PostgresStore(request.getfixturevalue("postgres_url"))
-    yield pg
-    pg.close()
 
 
 class SharedSlack(RecordingSlack):

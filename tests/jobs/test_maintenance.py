@@ -5,27 +5,13 @@ replica died while running it is run by another once the lease runs out."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-
-import pytest
 
 from suggestbot.jobs import maintenance
 from suggestbot.jobs.maintenance import Pass
-from suggestbot.store import MemoryStore, Store
-from suggestbot.store.postgres import PostgresStore
+from suggestbot.store import Store
 from suggestbot.store.records import Records
 
 NOW = 1_800_000_000.0
-
-
-@pytest.fixture(params=["memory", "postgresql"])
-def store(request: pytest.FixtureRequest) -> Iterator[Store]:
-    if request.param == "memory":
-        yield MemoryStore()
-        return
-    pg = PostgresStore(request.getfixturevalue("postgres_url"))
-    yield pg
-    pg.close()
 
 
 class Counted:
