@@ -72,10 +72,13 @@ EARLY_SHARE = 0.1
 # alone, side by side on the scheduler's workers (a slow listing degrades to single polls).
 SWEEP_BUDGET_SHARE = 0.5
 # A rolling sweep begins a pass round the listing at most once per this share of the interval
-# (1.5 s at 10 s): a poll joins it up to the early tolerance (a tenth) before it is due, so it is
-# read at most half a tenth late, and the service is asked for one walk per period however fast
-# it answers (at 5,000 runs, 50 pages every 1.5 s: fewer than one request per 15 polls).
-PASS_EVERY_SHARE = 0.15
+# (1 s at 10 s), the early tolerance: a poll joins it up to that long before it is due, so the
+# pass that reads it begins by the time it is due, and it is late by no more than the walk to
+# its page. A longer period would save walks but add its excess over the tolerance to the
+# lateness (at 1.5 s: half a second on top of the walk). The service is still asked for one
+# walk per period however fast it answers (at 5,000 runs, 50 pages a second: one request per
+# 10 polls).
+PASS_EVERY_SHARE = EARLY_SHARE
 # Workspaces swept at the same time. A workspace's sweep rolls on while its polls keep falling
 # due and no other workspace waits for a sweeper; with more workspaces than sweepers, each
 # gets one pass round its listing at a time, in turn.
