@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from sandbox_helpers import TIME_FACTOR, Api, codes
+from sandbox_helpers import TIME_FACTOR, Api, FakeClock, codes
 
 from suggestbot.sandbox import RateLimit, RunTiming, Sandbox
+from suggestbot.sandbox import runs as sandbox_runs
+from suggestbot.sandbox.records import RunRec
+
+if TYPE_CHECKING:
+    from _collections_abc import dict_values
 
 
 def _step(api: Api, nominal_seconds: float) -> None:
@@ -345,3 +354,147 @@ def test_worker_thread_moves_runs_on_its_own() -> None:
             run = http.get(f"/v1/generation-runs/{run['id']}", headers=headers).json()
         assert run["status"] == "succeeded"
         assert run["attempt_count"] == 1
+
+
+# --- the worker walks the runs only when something can be due ---------------------------------
+
+
+def _count_run_steps(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the runs the worker looked at, one entry per look."""
+    looked: list[str] = []
+    real: Callable[..., bool] = sandbox_runs._advance_run
+
+    def counting(env: Any, run: RunRec, now: datetime) -> bool:
+        looked.append(run.id)
+        return real(env, run, now)
+
+    monkeypatch.setattr(sandbox_runs, "_advance_run", counting)
+    return looked
+
+
+class _WatchedRuns(dict[str, RunRec]):
+    """The runs table, counting how often all of it is read."""
+
+    walks = 0
+
+    def values(self) -> dict_values[str, RunRec]:
+        self.walks += 1
+        return super().values()
+
+
+def test_a_run_created_after_a_walk_found_nothing_due_soon_still_moves_on_time(
+    api: Api, sandbox: Sandbox
+) -> None:
+    sandbox.faults.run_timing = RunTiming(queued_s=3600, running_s=2)
+    later = api.steered().json()["id"]
+    _step(api, 1)  # a walk: the only run waits another hour
+    sandbox.faults.run_timing = RunTiming(queued_s=1, running_s=2)
+    soon = api.steered().json()["id"]
+    _step(api, 1.1)
+    assert (api.run(soon)["status"], api.run(later)["status"]) == ("running", "queued")
+    _step(api, 2)
+    assert api.run(soon)["status"] == "succeeded"
+    assert api.run(later)["status"] == "queued"
+
+
+def test_a_ready_made_generation_asked_for_after_a_walk_still_finishes_on_time(
+    api: Api, sandbox: Sandbox
+) -> None:
+    sandbox.faults.run_timing = RunTiming(queued_s=3600, running_s=2, precompute_s=1)
+    api.steered()
+    _step(api, 1)  # a walk: the only run waits another hour
+    body = {"segment_id": api.demo.segment_id, "use_case_id": api.demo.use_case_id}
+    assert api.http.post("/v1/inspiration", json=body, headers=api.machine).status_code == 202
+    _step(api, 1.1)
+    params = dict(body, locale="en")
+    found = api.http.get("/v1/inspiration", params=params, headers=api.machine).json()["data"]
+    assert found[0]["version"] == 2
+
+
+def test_many_queued_runs_far_from_due_are_not_looked_at_until_they_are_due(
+    api: Api, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sandbox.faults.run_timing = RunTiming(queued_s=3600, running_s=2)
+    ids = [api.steered().json()["id"] for _ in range(30)]
+    looked = _count_run_steps(monkeypatch)
+    _step(api, 1)
+    assert sorted(looked) == sorted(ids)  # the first walk looks at every run once
+    looked.clear()
+    for _ in range(20):
+        _step(api, 1)
+    assert looked == []
+    _step(api, 3600)
+    assert set(looked) == set(ids)
+    assert {api.run(run_id)["status"] for run_id in ids} == {"running"}
+
+
+def test_finished_runs_are_not_walked_while_nothing_is_in_progress(
+    api: Api, sandbox: Sandbox
+) -> None:
+    for _ in range(3):
+        api.steered()
+    api.settle()
+    state = sandbox.env.state
+    watched = _WatchedRuns(state.runs)
+    state.runs = watched
+    for _ in range(10):
+        _step(api, 60)
+    assert watched.walks == 0
+    run_id = api.steered().json()["id"]
+    _step(api, 1.1)
+    assert api.run(run_id)["status"] == "running"
+    assert watched.walks > 0
+
+
+def _inspiration_version(api: Api) -> int:
+    params = {
+        "segment_id": api.demo.segment_id,
+        "use_case_id": api.demo.use_case_id,
+        "locale": "en",
+    }
+    found = api.http.get("/v1/inspiration", params=params, headers=api.machine).json()["data"]
+    return int(found[0]["version"])
+
+
+def test_runs_loaded_from_a_file_still_move_and_time_out(tmp_path: Path) -> None:
+    clock = FakeClock()
+    first = Sandbox(time_factor=TIME_FACTOR, clock=clock, data_dir=tmp_path)
+    with first.serve(worker=False) as server:
+        api = Api(sandbox=first, clock=clock, url=server.url)
+        first.faults.run_timing = RunTiming(queued_s=1, running_s=3600)
+        long_one = api.steered().json()["id"]
+        _step(api, 1.1)
+        assert api.run(long_one)["status"] == "running"
+        waiting = api.steered().json()["id"]
+        _step(api, 0.5)  # a walk: the next move is the waiting run's start
+        api.http.close()
+
+    second = Sandbox(time_factor=TIME_FACTOR, clock=clock, data_dir=tmp_path)
+    with second.serve(worker=False) as server:
+        api = Api(sandbox=second, clock=clock, url=server.url)
+        _step(api, 0.6)
+        assert api.run(waiting)["status"] == "running"
+        _step(api, 600)  # past the attempt limit of the run that was running when saved
+        timed_out = api.run(long_one)
+        assert (timed_out["status"], timed_out["error"]["code"]) == ("failed", "generation_timeout")
+        api.http.close()
+
+
+def test_a_ready_made_generation_loaded_from_a_file_still_finishes(tmp_path: Path) -> None:
+    clock = FakeClock()
+    first = Sandbox(time_factor=TIME_FACTOR, clock=clock, data_dir=tmp_path)
+    with first.serve(worker=False) as server:
+        api = Api(sandbox=first, clock=clock, url=server.url)
+        first.faults.run_timing = RunTiming(precompute_s=1)
+        body = {"segment_id": api.demo.segment_id, "use_case_id": api.demo.use_case_id}
+        assert api.http.post("/v1/inspiration", json=body, headers=api.machine).status_code == 202
+        _step(api, 0.5)  # a walk: the next move is the new version
+        assert _inspiration_version(api) == 1
+        api.http.close()
+
+    second = Sandbox(time_factor=TIME_FACTOR, clock=clock, data_dir=tmp_path)
+    with second.serve(worker=False) as server:
+        api = Api(sandbox=second, clock=clock, url=server.url)
+        _step(api, 0.6)
+        assert _inspiration_version(api) == 2
+        api.http.close()

@@ -43,6 +43,8 @@ class Env:
     ids: IdFactory
     clock: Clock
     faults: Faults
+    # Fixed for the sandbox's life: the worker's kept next move (State.next_move_at) includes
+    # attempt limits scaled by it.
     time_factor: float
     signer: UrlSigner = field(default_factory=UrlSigner)
     counters: RequestCounters = field(default_factory=RequestCounters)

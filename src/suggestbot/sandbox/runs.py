@@ -20,6 +20,7 @@ from suggestbot.sandbox.auth import Caller
 from suggestbot.sandbox.env import Env
 from suggestbot.sandbox.errors import ApiError, not_found, validation_failed
 from suggestbot.sandbox.records import PrecomputeJobRec, RunRec
+from suggestbot.sandbox.state import NOTHING_PENDING
 from suggestbot.sandbox.wire import RefinementRequest, SteeredGenerationRequest
 
 logger = logging.getLogger(__name__)
@@ -223,30 +224,46 @@ def _finish_precompute(env: Env, job: PrecomputeJobRec) -> None:
 
 
 def advance(env: Env) -> tuple[int, datetime | None]:
-    """Make every transition that is due; returns how many, and when the next one is due."""
+    """Make every transition that is due; returns how many, and when the next one is due.
+
+    Walking every run holds the state lock (listings wait) and the GIL, and the worker calls
+    this many times a second: while the earliest next move that the last walk found (see
+    :attr:`State.next_move_at`) is still ahead, nothing can be due, so the walk is skipped.
+    """
     now = env.now()
+    state = env.state
+    with state.lock:
+        known = state.next_move_at
+        if known is not None and now < known:
+            return 0, None if known == NOTHING_PENDING else known
+        moved, next_due = _walk(env, now)
+        state.next_move_at = NOTHING_PENDING if next_due is None else next_due
+        if moved:
+            state.touch()
+    return moved, next_due
+
+
+def _walk(env: Env, now: datetime) -> tuple[int, datetime | None]:
+    """Every run and ready-made generation in progress, moved as far as ``now`` allows."""
     moved = 0
     next_due: datetime | None = None
-    with env.state.lock:
-        for run in list(env.state.runs.values()):
-            if run.status in ("queued", "running"):
-                # A transition may make the next one due at once (zero durations).
-                while _advance_run(env, run, now):
-                    moved += 1
-                if run.due_at is not None:
-                    due = run.due_at
-                    if run.status == "running" and run.attempt_started_at is not None:
-                        due = min(due, run.attempt_started_at + env.scaled(ATTEMPT_LIMIT_S))
-                    next_due = due if next_due is None else min(next_due, due)
-        for key, job in list(env.state.precompute_jobs.items()):
-            if job.due_at <= now:
-                del env.state.precompute_jobs[key]
-                _finish_precompute(env, job)
+    for run in list(env.state.runs.values()):
+        if run.status in ("queued", "running"):
+            # A transition may make the next one due at once (zero durations).
+            while _advance_run(env, run, now):
                 moved += 1
-            else:
-                next_due = job.due_at if next_due is None else min(next_due, job.due_at)
-        if moved:
-            env.state.touch()
+            if run.due_at is not None:
+                due = run.due_at
+                if run.status == "running" and run.attempt_started_at is not None:
+                    due = min(due, run.attempt_started_at + env.scaled(ATTEMPT_LIMIT_S))
+                next_due = due if next_due is None else min(next_due, due)
+    for key, job in list(env.state.precompute_jobs.items()):
+        if job.due_at <= now:
+            del env.state.precompute_jobs[key]
+            _finish_precompute(env, job)
+            moved += 1
+        else:
+            next_due = job.due_at if next_due is None else min(next_due, job.due_at)
     return moved, next_due
 
 
@@ -256,12 +273,14 @@ def trigger_precompute(env: Env, *, tenant_id: str, segment_id: str, use_case_id
     with env.state.lock:
         if key in env.state.precompute_jobs:
             return False
-        env.state.precompute_jobs[key] = PrecomputeJobRec(
+        job = PrecomputeJobRec(
             tenant_id=tenant_id,
             segment_id=segment_id,
             use_case_id=use_case_id,
             due_at=env.now() + env.scaled(env.faults.run_timing.precompute_s),
         )
+        env.state.precompute_jobs[key] = job
+        env.state.expect_move_at(job.due_at)
         env.state.touch()
     env.wake.set()
     return True

@@ -15,7 +15,7 @@ import tempfile
 import threading
 from bisect import insort
 from collections import deque
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -41,6 +41,9 @@ logger = logging.getLogger(__name__)
 
 STATE_FILE = "sandbox-state.json"
 _FORMAT = 1
+# ``State.next_move_at`` when no run and no ready-made generation is in progress: later than any
+# clock reading, so the worker never walks finished runs just to find nothing to do.
+NOTHING_PENDING = datetime.max.replace(tzinfo=UTC)
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -90,6 +93,10 @@ class State:
         self.catalog: dict[str, list[str]] = {}
         # tenant -> times of accepted run creations (rate limit; not persisted)
         self.run_creations: dict[str, deque[datetime]] = {}
+        # The earliest time any run or ready-made generation can next move, as the last walk
+        # of the worker found it (lowered by whatever schedules an earlier move since), so the
+        # worker skips walking every run while nothing can be due. None: not known, walk.
+        self.next_move_at: datetime | None = None
         self._dirty = False
 
     # --- change tracking ---------------------------------------------------------------
@@ -101,6 +108,17 @@ class State:
     @property
     def dirty(self) -> bool:
         return self._dirty
+
+    # --- the worker's next move ---------------------------------------------------------
+
+    def expect_move_at(self, when: datetime) -> None:
+        """Something will be due at ``when``: a worker that walked before must not sleep past it."""
+        if self.next_move_at is not None and when < self.next_move_at:
+            self.next_move_at = when
+
+    def forget_next_move(self) -> None:
+        """The next move may now be earlier in a way not worth working out: walk next time."""
+        self.next_move_at = None
 
     # --- indexes -------------------------------------------------------------------------
 
@@ -119,6 +137,10 @@ class State:
         key = (run.created_at, run.id)
         insort(self.run_order.setdefault(run.tenant_id, []), key)
         insort(self.run_order_by_creator.setdefault((run.tenant_id, run.created_by), []), key)
+        if run.status == "queued" and run.due_at is not None:
+            self.expect_move_at(run.due_at)
+        elif run.status in ("queued", "running"):
+            self.forget_next_move()  # a running run's attempt limit is the worker's to work out
 
     # --- persistence ---------------------------------------------------------------------
 
