@@ -116,6 +116,30 @@ EXECUTE FUNCTION bench_note_due();
 """
 
 
+def explain_late(
+    polls: list[tuple[str, float, float, int | None]],
+    team_of_run: dict[str, str],
+    run_of: dict[str, str],
+    replica_of_pid: dict[int, str],
+    w0: float,
+) -> None:
+    """Where the polls read more than the goal late were: by second of the window, by
+    workspace and by replica (to tell a stall of everything from one workspace or replica)."""
+    late = [p for p in polls if p[2] - p[1] > LATENESS_GOAL_S]
+    progress(f"{len(late)} of {len(polls)} polls read more than {LATENESS_GOAL_S} s late")
+    by_second = Counter(int(p[1] - w0) for p in late)
+    by_team = Counter(team_of_run.get(run_of.get(p[0], ""), "?") for p in late)
+    by_replica = Counter(replica_of_pid.get(p[3] or -1, "?") for p in late)
+    all_team = Counter(team_of_run.get(run_of.get(p[0], ""), "?") for p in polls)
+    print("late polls by second of the window (due):", sorted(by_second.items()), file=sys.stderr)
+    print(
+        "late polls by workspace (late/all):",
+        [(t, c, all_team[t]) for t, c in by_team.most_common(12)],
+        file=sys.stderr,
+    )
+    print("late polls by replica:", by_replica.most_common(), file=sys.stderr)
+
+
 def progress(text: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
@@ -378,6 +402,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     served_keys = {(key, round(due, 6)) for key, due, read, _ in polls if read <= w1 + 5}
     unserved = sum(1 for item in due_in_window if item not in served_keys)
 
+    if args.explain:
+        explain_late(in_window, team_of_run, run_of, replica_of_pid, w0)
     n = len(in_window)
     requests = served.get("GET /v1/generation-runs", 0) + served.get(
         "GET /v1/generation-runs/{run_id}", 0
@@ -538,6 +564,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=120.0, help="measured window")
     parser.add_argument("--kills", type=int, default=3, help="takeover repetitions")
     parser.add_argument("--quick", action="store_true", help="600 runs, 20 s, one kill")
+    parser.add_argument(
+        "--explain", action="store_true", help="where the late polls were (time, workspace)"
+    )
     args = parser.parse_args()
     if args.quick:
         args.runs, args.seconds, args.kills = min(args.runs, 600), 20.0, 1

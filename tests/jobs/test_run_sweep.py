@@ -458,3 +458,36 @@ def test_a_rolling_sweep_walks_the_listing_at_most_once_per_period(
     assert min(gaps) >= 0.2
     every = {item.request_id for group in [first, *joining] for item in group}
     assert set(_next_polls(deps)) == every
+
+
+def test_a_rolling_sweep_asked_to_give_way_puts_back_what_it_has_not_read(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """Other workspaces wait for a sweeper: after its pass the sweep ends, and the polls that
+    joined it too late for that pass are handed back, neither read nor polled alone, with when
+    its next pass would have begun."""
+    runs = _create_runs(box, machine, 30)
+    first = _watch(deps, runs[:4])
+    late = _watch(deps, runs[4:6])  # join after the first page: that pass has passed them
+    offers = iter([late])
+    alone: list[str] = []
+    back: list[tuple[list[str], float]] = []
+    box.counters.reset()
+    began = time.time()
+
+    handed = run_watcher.sweep(
+        deps,
+        first,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+        more=lambda: next(offers, []),
+        pass_every_s=5.0,
+        keep_rolling=lambda: False,
+        put_back=lambda items, at: back.append(([item.request_id for item in items], at)),
+    )
+
+    assert handed == set() and alone == []
+    assert [sorted(ids) for ids, _ in back] == [sorted(item.request_id for item in late)]
+    assert began + 4.0 < back[0][1] < began + 6.0  # the next pass is not brought forward
+    assert time.time() - began < 4.0  # and the sweeper was not held until then
+    assert set(_next_polls(deps)) == {item.request_id for item in first}

@@ -169,3 +169,64 @@ def test_polls_due_while_a_sweep_pages_join_it_instead_of_waiting_for_it_to_end(
     assert sorted(rolling.of("T1")[0]) == sorted([first, *later])
     time.sleep(0.1)
     assert len(rolling.of("T1")) == 1  # no second sweep: they were served by the first
+
+
+class EndlessSweeps(FakeSweeps):
+    """Each sweep serves its polls and asks for the next one at once, as a busy workspace's
+    polls keep falling due, and rolls on until it is asked to give its sweeper up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release.set()
+        self.done = threading.Event()
+        self.gave_up: list[str] = []
+
+    def __call__(self, deps: Deps, due: Sequence[Due], **callbacks: Any) -> set[str]:
+        super().__call__(deps, due, **callbacks)
+        team = self.sweeps[-1][0] if self.sweeps else "?"
+        pending = list(due)
+        keep_rolling = callbacks.get("keep_rolling", lambda: True)
+        while not self.done.is_set():
+            if pending:
+                deps.timers.watch_runs({item.request_id: 0.0 for item in pending})
+                callbacks["settled"]([item.request_id for item in pending])
+            self.done.wait(0.01)
+            pending = list(callbacks["more"]())
+            if not keep_rolling():
+                callbacks["put_back"](pending, time.time())
+                with self.lock:
+                    self.gave_up.append(team)
+                return set()
+        return set()
+
+
+def test_more_busy_workspaces_than_sweepers_each_get_their_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sweeps = EndlessSweeps()
+    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    scheduler = Scheduler(workers=2)
+    timers = SchedulerTimers(scheduler, sweepers=2)
+    deps = store_only_deps(timers=timers, poll_scale=0.001)
+    timers.deps = deps
+    scheduler.start()
+    timers.start()
+    try:
+        teams = ["T1", "T2", "T3"]
+        requests = [_request(deps, team) for team in teams for _ in range(3)]
+        for request_id in requests:
+            timers.watch_run(request_id, delay_s=0)
+
+        def turns(request_id: str) -> int:
+            with sweeps.lock:
+                return sum(request_id in ids for _, ids in sweeps.sweeps)
+
+        # Two sweepers, three workspaces whose polls never stop falling due: each one is
+        # swept again and again, in turn, none waiting for another to run out of polls, and
+        # no poll is dropped when its sweep gives its sweeper up.
+        _wait_until(lambda: all(turns(request_id) >= 3 for request_id in requests))
+        assert set(sweeps.gave_up) == set(teams)
+    finally:
+        sweeps.done.set()
+        timers.stop()
+        scheduler.shutdown()

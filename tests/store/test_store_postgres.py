@@ -3,6 +3,9 @@ database, a server restart, the schema check, the typed columns and the migratio
 
 from __future__ import annotations
 
+import random
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -670,3 +673,43 @@ def test_the_digest_wave_reads_the_digests_due_by_index(postgres_url: str) -> No
         plan = _plan_of(store, issued)
         assert "ix_digests_due" in plan, plan
         assert "Seq Scan" not in plan, plan
+
+
+def test_renewing_and_releasing_the_same_leases_at_once_never_deadlocks(postgres_url: str) -> None:
+    """A replica's watch thread renews every lease it holds while its sweepers release and
+    re-take theirs page by page, each page in its own order: many-row writes that wait for
+    each other's rows must take them in one order, or PostgreSQL kills one of them as a
+    deadlock (after a second's wait) and its polls are postponed."""
+    keys = [f"r{n:05d}" for n in range(3000)]
+    queue = "run_polls"
+    with PostgresStore(postgres_url) as store:
+        store.schedule_many(queue, dict.fromkeys(keys, 0.0))
+        store.claim_keys(queue, keys, owner="me", now=1.0, lease_s=60.0)
+        failures: list[BaseException] = []
+        stop = time.monotonic() + 4.0
+
+        def renewer() -> None:
+            while time.monotonic() < stop:
+                store.renew(queue, keys, owner="me", now=2.0, lease_s=60.0)
+
+        def sweeper(seed: int) -> None:
+            pick = random.Random(seed)
+            while time.monotonic() < stop:
+                page = pick.sample(keys, 100)  # a listing page: newest run first, any key order
+                store.release_many(queue, dict.fromkeys(page, 5.0), owner="me")
+                store.claim_keys(queue, page, owner="me", now=6.0, lease_s=60.0)
+
+        def guarded(work: Any, *args: Any) -> None:
+            try:
+                work(*args)
+            except BaseException as exc:  # reported below
+                failures.append(exc)
+
+        threads = [threading.Thread(target=guarded, args=(renewer,))] + [
+            threading.Thread(target=guarded, args=(sweeper, n)) for n in range(4)
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert failures == []

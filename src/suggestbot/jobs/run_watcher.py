@@ -74,6 +74,13 @@ PollAlone = Callable[[str, float], None]
 TakeMore = Callable[[], Sequence[Due]]
 # Called with the requests whose poll the sweep has finished (rescheduled), page by page.
 Settled = Callable[[list[str]], None]
+# Asked between passes of a rolling sweep: False when other workspaces wait for a sweeper, so
+# this one gives its place up instead of rolling on (a rolling sweep never ends by itself
+# while its workspace's polls keep falling due).
+KeepRolling = Callable[[], bool]
+# Called with the polls a sweep that gave its place up had not served yet, and when its next
+# pass would have begun (epoch seconds): they wait for their workspace's next turn.
+PutBack = Callable[[Sequence[Due], float], None]
 
 
 def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
@@ -109,6 +116,8 @@ def sweep(
     more: TakeMore | None = None,
     settled: Settled | None = None,
     pass_every_s: float = 0.0,
+    keep_rolling: KeepRolling | None = None,
+    put_back: PutBack | None = None,
 ) -> set[str]:
     """Poll every request in ``due`` (all of one workspace) with as few requests as possible.
 
@@ -122,9 +131,12 @@ def sweep(
     it may have passed, until no run is left to serve; a pass begins at most every
     ``pass_every_s`` (the service sees one walk round the listing per period, however fast it
     answers). A run a whole pass (from the first page to the end of the listing) did not meet
-    is polled alone. Paging also stops after ``time_budget_s`` in one pass (a slow listing
-    must not hold up every poll of the workspace), once it has read half as many pages as the
-    runs it served, or at a failing page: the runs not met by then are polled alone.
+    is polled alone. Between passes, when ``keep_rolling`` says no, the sweep ends and hands
+    the polls it has not served to ``put_back`` (neither read nor polled alone): other
+    workspaces get the sweeper meanwhile. Paging also stops after ``time_budget_s`` in one
+    pass (a slow listing must not hold up every poll of the workspace), once it has read half
+    as many pages as the runs it served, or at a failing page: the runs not met by then are
+    polled alone.
 
     Returns the request ids handed over (to ``hand_over`` or ``poll_alone``: their poll goes
     on in the worker that got them).
@@ -168,7 +180,11 @@ def sweep(
     began: float | None = None
     while watched:
         if began is not None:
-            time.sleep(max(0.0, began + pass_every_s - time.monotonic()))
+            wait_s = max(0.0, began + pass_every_s - time.monotonic())
+            if put_back is not None and keep_rolling is not None and not keep_rolling():
+                put_back([Due(req.id, at) for req, at, _ in watched.values()], time.time() + wait_s)
+                return handed
+            time.sleep(wait_s)
             if more is not None:
                 join(more(), pass_no)
         pass_no += 1

@@ -14,6 +14,10 @@
   and hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`); while a
   workspace's sweep runs, its polls are claimed and taken out as soon as they are due within
   the early tolerance and join that sweep at its next page (it rolls on while there are any).
+  A replica serves its fair share of the workspaces however many there are: when more of them
+  have work than there are sweepers, a rolling sweep gives its sweeper up after each pass and
+  its workspace waits its turn (one pass each, round the workspaces), so that no workspace
+  waits for another's polls to stop falling due.
   Runs that finished or moved are settled on the scheduler's workers. The thread renews the
   leases it holds every third of the lease period; a poll's next due time is written to the
   store when it is rescheduled (which ends the lease, and is skipped when the lease is no
@@ -34,7 +38,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from suggestbot import metrics
@@ -68,13 +72,16 @@ EARLY_SHARE = 0.1
 # alone, side by side on the scheduler's workers (a slow listing degrades to single polls).
 SWEEP_BUDGET_SHARE = 0.5
 # A rolling sweep begins a pass round the listing at most once per this share of the interval
-# (1.5 s at 10 s): a poll joins it up to the early tolerance (a tenth) before it is due, so it is
-# read at most half a tenth late, and the service is asked for one walk per period however fast
-# it answers (at 5,000 runs, 50 pages every 1.5 s: fewer than one request per 15 polls).
-PASS_EVERY_SHARE = 0.15
+# (1 s at 10 s), the early tolerance: a poll joins it up to that long before it is due, so the
+# pass that reads it begins by the time it is due, and it is late by no more than the walk to
+# its page. A longer period would save walks but add its excess over the tolerance to the
+# lateness (at 1.5 s: half a second on top of the walk). The service is still asked for one
+# walk per period however fast it answers (at 5,000 runs, 50 pages a second: one request per
+# 10 polls).
+PASS_EVERY_SHARE = EARLY_SHARE
 # Workspaces swept at the same time. A workspace's sweep rolls on while its polls keep falling
-# due, so this is also how many workspaces a replica serves at once: it claims no more (the
-# others are left to replicas with room).
+# due and no other workspace waits for a sweeper; with more workspaces than sweepers, each
+# gets one pass round its listing at a time, in turn.
 SWEEPERS = 16
 # The watch thread looks at the list at least this often (also how fast it notices a stop).
 IDLE_WAKE_S = 1.0
@@ -143,6 +150,9 @@ class SchedulerTimers:
         self._sweeper_count = sweepers
         self._sweeping: set[str | None] = set()  # workspaces with a sweep running
         self._held: dict[str | None, list[Due]] = {}  # their polls that fell due meanwhile
+        # Workspaces whose sweep gave its sweeper up: when their next turn may begin (no
+        # sooner than their next pass would have), and their polls waiting for it.
+        self._parked: dict[str | None, tuple[float, list[Due]]] = {}
         # Run id -> watched request id (and back), to act on finished runs a sweep meets.
         self._request_of_run: dict[str, str] = {}
         self._run_of_request: dict[str, str] = {}
@@ -332,6 +342,10 @@ class SchedulerTimers:
         self._sweepers.shutdown(wait=wait, cancel_futures=not wait)
         if wait and self.deps is not None:
             self._give_back(self.watching.take(until=float("inf")))
+            with self._lock:
+                parked = [item for _, items in self._parked.values() for item in items]
+                self._parked.clear()
+            self._give_back(parked)
             try:
                 self.deps.records.replicas.unschedule(self.owner)  # no longer claims a share
             except (StoreError, RuntimeError) as exc:  # the store away, or already closed
@@ -365,6 +379,7 @@ class SchedulerTimers:
                 if now - self._claimed_at >= self._claim_every(deps):
                     self._claimed_at = now
                     self._claim_and_renew(deps, now)
+                self._unpark(deps, now)
                 # A sweep is paging: polls join it as soon as they may be read. Else a batch
                 # starts once a poll is due, with every poll due within the tolerance.
                 due = self.watching.take(
@@ -408,7 +423,6 @@ class SchedulerTimers:
                 lease_s=lease_s,
                 limit=CLAIM_LIMIT,
                 share=self._live,
-                most_groups=self._sweeper_count,
             )
         except StoreError as exc:
             log.warning("claiming due polls failed (%s); trying again shortly", exc)
@@ -479,8 +493,14 @@ class SchedulerTimers:
             )
 
     def _any_sweeping(self) -> bool:
+        """A sweep runs or waits for its turn: the watch thread hands out polls at once."""
         with self._lock:
-            return bool(self._sweeping)
+            return bool(self._sweeping or self._parked)
+
+    def _crowded(self) -> bool:
+        """More workspaces want a sweeper than there are: rolling sweeps give theirs up."""
+        with self._lock:
+            return len(self._sweeping) > self._sweeper_count
 
     def _horizon(self, deps: Deps) -> float:
         return EARLY_SHARE * first_poll_delay(deps)
@@ -497,19 +517,45 @@ class SchedulerTimers:
                     self._run_of_request[req.id] = req.run_id
         with self._lock:
             for team, items in by_team.items():
-                if team in self._sweeping:
-                    self._held.setdefault(team, []).extend(items)
-                    continue
-                self._sweeping.add(team)
-                self._sweepers.submit(self._sweep_team, deps, team, items)
+                self._to_sweeper(deps, team, items)
+
+    def _to_sweeper(self, deps: Deps, team: str | None, items: list[Due]) -> None:
+        """The workspace's polls join its sweep, or its turn, or a new sweep (lock held)."""
+        if team in self._parked:
+            self._parked[team][1].extend(items)
+        elif team in self._sweeping:
+            self._held.setdefault(team, []).extend(items)
+        else:
+            self._sweeping.add(team)
+            self._sweepers.submit(self._sweep_team, deps, team, items)
+
+    def _park(self, team: str | None, items: Sequence[Due], ready_at: float) -> None:
+        """A workspace's polls wait for its next turn (lock held); still held by this process."""
+        at, waiting = self._parked.get(team, (ready_at, []))
+        waiting.extend(items)
+        self._parked[team] = (min(at, ready_at), waiting)
+
+    def _unpark(self, deps: Deps, now: float) -> None:
+        """Workspaces whose turn may begin go to the sweepers (behind those already waiting)."""
+        with self._lock:
+            ready = [team for team, (at, _) in self._parked.items() if at <= now]
+            for team in ready:
+                _, items = self._parked.pop(team)
+                self._to_sweeper(deps, team, items)
 
     def _sweep_team(self, deps: Deps, team: str | None, due: list[Due]) -> None:
-        """Sweep ``due``, then whatever fell due for the same workspace meanwhile."""
+        """Sweep ``due``, then whatever fell due for the same workspace meanwhile, until
+        nothing more is due or the sweep gave its sweeper up to another workspace."""
         while True:
-            self._sweep(deps, team, due)
+            gave_up = self._sweep(deps, team, due)
             with self._lock:
                 held = self._held.pop(team, None)
-                over = not held or self._stopping.is_set()
+                crowded = len(self._sweeping) > self._sweeper_count
+                if held and (gave_up or crowded) and not self._stopping.is_set():
+                    # Still this process's: they wait for the workspace's next turn.
+                    self._park(team, held, self._parked.get(team, (time.time(), []))[0])
+                    held, gave_up = None, True
+                over = gave_up or not held or self._stopping.is_set()
                 if over:
                     self._sweeping.discard(team)
             if over:
@@ -520,10 +566,12 @@ class SchedulerTimers:
             assert held is not None
             due = held
 
-    def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
+    def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> bool:
+        """One workspace's sweep; True if it gave its sweeper up with polls left to serve."""
         handed: set[str] = set()
         swept = list(due)  # and the polls that join it
         released: set[str] = set()
+        parked: set[str] = set()
 
         def more() -> list[Due]:
             """Polls of this workspace that were held for it meanwhile join the sweep."""
@@ -540,6 +588,12 @@ class SchedulerTimers:
             self.watching.release(request_ids)
             self._forget_ended(request_ids)
 
+        def put_back(items: Sequence[Due], next_pass_at: float) -> None:
+            """Not served yet: they wait, still held, for the workspace's next turn."""
+            parked.update(item.request_id for item in items)
+            with self._lock:
+                self._park(team, items, next_pass_at)
+
         try:
             with team_scope(team):
                 handed = run_watcher.sweep(
@@ -552,6 +606,8 @@ class SchedulerTimers:
                     more=more,
                     settled=settled,
                     pass_every_s=PASS_EVERY_SHARE * first_poll_delay(deps),
+                    keep_rolling=lambda: not self._crowded(),
+                    put_back=put_back,
                 )
         except Exception:
             log.exception("polling %d runs failed; trying again later", len(swept))
@@ -560,10 +616,11 @@ class SchedulerTimers:
             done = [
                 item.request_id
                 for item in swept
-                if item.request_id not in handed and item.request_id not in released
+                if item.request_id not in handed | released | parked
             ]
             self.watching.release(done)
             self._forget_ended(done)
+        return bool(parked)
 
     def _claim_finished(self, run_id: str) -> str | None:
         """The request of a finished run met on a page, taken out before its poll is due: from

@@ -192,9 +192,19 @@ _CLAIM_KEYS = text(
     RETURNING key
     """
 )
+# Many-row writes that may wait for rows another transaction holds (a renewal of every lease
+# a replica holds, a sweep's page released while the renewal runs) lock their rows in key
+# order first: taken in any other order, two of them can each hold a row the other waits
+# for, and PostgreSQL ends one as a deadlock after a second's wait. (Claims never wait: they
+# skip locked rows.) Inserts take their rows in the order given, so their keys come sorted.
+_LOCKED_IN_ORDER = (
+    "locked AS MATERIALIZED (SELECT key FROM work_leases "
+    "WHERE queue = :queue AND key = ANY(CAST(:keys AS text[])) ORDER BY key FOR UPDATE)"
+)
 _RENEW = text(
-    "UPDATE work_leases SET lease_until = :until, ready_at = :until "
-    "WHERE queue = :queue AND key = ANY(CAST(:keys AS text[])) AND owner = :owner RETURNING key"
+    f"WITH {_LOCKED_IN_ORDER} "
+    "UPDATE work_leases AS w SET lease_until = :until, ready_at = :until FROM locked "
+    "WHERE w.queue = :queue AND w.key = locked.key AND w.owner = :owner RETURNING w.key"
 )
 _RELEASE = text(
     "UPDATE work_leases SET due_at = :due, ready_at = :due, owner = NULL, lease_until = NULL "
@@ -205,19 +215,21 @@ _RELEASE = text(
 _UNNEST_DUE = "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[])) AS u(key, due)"
 _SCHEDULE_MANY_IF_ABSENT = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at) "
-    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} "
+    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} ORDER BY u.key "
     "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
 )
 _SCHEDULE_MANY = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at) "
-    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} "
+    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} ORDER BY u.key "
     "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
     "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL RETURNING key"
 )
 _RELEASE_MANY = text(
+    f"WITH {_LOCKED_IN_ORDER} "
     "UPDATE work_leases AS w SET due_at = u.due, ready_at = u.due, owner = NULL, "
-    f"lease_until = NULL FROM {_UNNEST_DUE} "
-    "WHERE w.queue = :queue AND w.key = u.key AND w.owner = :owner RETURNING w.key"
+    f"lease_until = NULL FROM locked, {_UNNEST_DUE} "
+    "WHERE w.queue = :queue AND w.key = locked.key AND u.key = locked.key "
+    "AND w.owner = :owner RETURNING w.key"
 )
 _UNNEST_GROUPED = (
     "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[]), CAST(:groups AS text[])) "
@@ -225,12 +237,12 @@ _UNNEST_GROUPED = (
 )
 _SCHEDULE_GROUPED_IF_ABSENT = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
-    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} "
+    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} ORDER BY u.key "
     "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
 )
 _SCHEDULE_GROUPED = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
-    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} "
+    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} ORDER BY u.key "
     "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
     "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL, grp = excluded.grp "
     "RETURNING key"
@@ -779,12 +791,14 @@ class PostgresStore(Store):
     def _write_many(
         self, queue: str, due: Mapping[str, float], statement: Any, extra: dict[str, Any]
     ) -> list[str]:
-        """One statement (and commit) per ``BULK_KEYS`` keys; the keys it wrote, in order."""
+        """One statement (and commit) per ``BULK_KEYS`` keys, taken in key order (see
+        ``_LOCKED_IN_ORDER``); the keys it wrote, in the order given."""
         self._check_queue(queue, due)
         keys = list(due)
         written: set[str] = set()
-        for start in range(0, len(keys), BULK_KEYS):
-            batch = keys[start : start + BULK_KEYS]
+        in_order = sorted(keys)
+        for start in range(0, len(in_order), BULK_KEYS):
+            batch = in_order[start : start + BULK_KEYS]
             params = {"queue": queue, "keys": batch, "dues": [due[k] for k in batch], **extra}
             with self._transaction() as connection:
                 written.update(connection.execute(statement, params).scalars())
@@ -877,8 +891,9 @@ class PostgresStore(Store):
         statement = _SCHEDULE_GROUPED_IF_ABSENT if if_absent else _SCHEDULE_GROUPED
         keys = list(due)
         written: set[str] = set()
-        for start in range(0, len(keys), BULK_KEYS):
-            batch = keys[start : start + BULK_KEYS]
+        in_order = sorted(keys)  # batches in key order, as in ``_write_many``
+        for start in range(0, len(in_order), BULK_KEYS):
+            batch = in_order[start : start + BULK_KEYS]
             params = {
                 "queue": queue,
                 "keys": batch,
