@@ -491,3 +491,26 @@ def test_a_rolling_sweep_asked_to_give_way_puts_back_what_it_has_not_read(
     assert began + 4.0 < back[0][1] < began + 6.0  # the next pass is not brought forward
     assert time.time() - began < 4.0  # and the sweeper was not held until then
     assert set(_next_polls(deps)) == {item.request_id for item in first}
+
+
+def test_a_sweep_past_its_time_keeps_paging_while_more_runs_are_left_than_a_page_holds(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """A big workspace's walk takes longer than the budget however fast the service is: the
+    next page serves a hundred runs with one request, where polling them alone would take a
+    hundred (and queue behind the rate limit). Only the last few are polled alone."""
+    runs = _create_runs(box, machine, 250)  # three pages, newest first
+    due = _watch(deps, runs)
+    box.counters.reset()
+    alone: list[str] = []
+
+    run_watcher.sweep(
+        deps,
+        due,
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+        time_budget_s=0.0,
+    )
+
+    assert box.counters.get(LIST) == 2  # 150 left after the first page: it read the second
+    assert sorted(alone) == sorted(item.request_id for item in due[:50])  # the oldest page's

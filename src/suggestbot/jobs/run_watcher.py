@@ -134,9 +134,11 @@ def sweep(
     is polled alone. Between passes, when ``keep_rolling`` says no, the sweep ends and hands
     the polls it has not served to ``put_back`` (neither read nor polled alone): other
     workspaces get the sweeper meanwhile. Paging also stops after ``time_budget_s`` in one
-    pass (a slow listing must not hold up every poll of the workspace), once it has read half
-    as many pages as the runs it served, or at a failing page: the runs not met by then are
-    polled alone.
+    pass (a slow listing must not hold up every poll of the workspace) once no more runs are
+    left than a page holds (more are served by the next pages with fewer requests, and no
+    later: thousands of single reads would only queue behind each other and the service's
+    rate limit), once it has read half as many pages as the runs it served, or at a failing
+    page: the runs not met by then are polled alone.
 
     Returns the request ids handed over (to ``hand_over`` or ``poll_alone``: their poll goes
     on in the worker that got them).
@@ -213,7 +215,7 @@ def sweep(
             oldest = min(req.sent_at or req.created_at for req, _, _ in watched.values())
             if page.items and page.items[-1].created_at.timestamp() < oldest - AGE_MARGIN_S:
                 break
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and time.monotonic() > deadline and len(watched) <= PAGE_SIZE:
                 all_alone()
                 return handed
         # A run that was watched when this pass began and was not met is not in the listing.

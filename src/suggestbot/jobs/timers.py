@@ -613,11 +613,8 @@ class SchedulerTimers:
             log.exception("polling %d runs failed; trying again later", len(swept))
             self._retry_later(deps, [item for item in swept if item.request_id not in released])
         finally:
-            done = [
-                item.request_id
-                for item in swept
-                if item.request_id not in handed | released | parked
-            ]
+            over = handed | released | parked
+            done = [item.request_id for item in swept if item.request_id not in over]
             self.watching.release(done)
             self._forget_ended(done)
         return bool(parked)
