@@ -141,7 +141,7 @@ def _conflict_error(exc: BaseException) -> StoreError:
 
 
 def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
-    if isinstance(exc, sa_exc.DBAPIError) and _conflict(exc.orig):
+    if isinstance(exc, sa_exc.DBAPIError) and exc.orig is not None and _conflict(exc.orig):
         return _conflict_error(exc.orig)
     if isinstance(exc, sa_exc.TimeoutError):
         return StoreUnavailable(
