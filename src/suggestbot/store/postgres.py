@@ -887,9 +887,20 @@ class PostgresStore(Store):
         self._check_queue(queue, keys)
         if not keys:
             return []
-        params = {"queue": queue, "keys": list(keys), "owner": owner, "until": now + lease_s}
-        with self._transaction() as connection:
-            held = set(connection.execute(_RENEW, params).scalars())
+        # A statement (and commit) per ``BULK_KEYS`` keys, in key order: a replica renewing
+        # 20,000 leases at once would hold every one of their rows until the last was
+        # written, and each page its sweepers release would wait for all of them.
+        in_order = sorted(set(keys))
+        held: set[str] = set()
+        for start in range(0, len(in_order), BULK_KEYS):
+            params = {
+                "queue": queue,
+                "keys": in_order[start : start + BULK_KEYS],
+                "owner": owner,
+                "until": now + lease_s,
+            }
+            with self._transaction() as connection:
+                held.update(connection.execute(_RENEW, params).scalars())
         return [key for key in dict.fromkeys(keys) if key in held]
 
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
