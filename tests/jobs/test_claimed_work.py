@@ -310,7 +310,7 @@ def test_a_single_poll_does_not_write_back_a_poll_another_replica_took_over(
     [claim] = records.run_polls.claim_due_grouped(
         owner=stalled.timers.owner, now=now - 20, due_by=now - 20, lease_s=5, limit=9
     )
-    stalled.timers._leased.add(claim.key)  # as its claim loop notes what it holds
+    stalled.timers._leased[claim.key] = now - 20  # as its claim loop notes what it holds
     [taken] = records.run_polls.claim_due_grouped(
         owner="survivor", now=now, due_by=now, lease_s=600, limit=9
     )
