@@ -310,7 +310,7 @@ def test_a_single_poll_does_not_write_back_a_poll_another_replica_took_over(
     [claim] = records.run_polls.claim_due_grouped(
         owner=stalled.timers.owner, now=now - 20, due_by=now - 20, lease_s=5, limit=9
     )
-    stalled.timers._leased.add(claim.key)  # as its claim loop notes what it holds
+    stalled.timers._leased[claim.key] = now - 20  # as its claim loop notes what it holds
     [taken] = records.run_polls.claim_due_grouped(
         owner="survivor", now=now, due_by=now, lease_s=600, limit=9
     )
@@ -367,3 +367,50 @@ def test_each_workspaces_polls_are_served_by_one_replica_while_its_sweep_rolls(
     assert all(len(replicas) == 1 for replicas in swept.values()), swept
     served_by = [next(iter(replicas)) for replicas in swept.values()]
     assert sorted(served_by.count(id(r.deps)) for r in started) == [2, 2]
+
+
+def test_a_renewal_leaves_fresh_leases_alone_and_never_lets_one_run_out(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Most polls are read within a second or two of their claim: renewing every lease a busy
+    replica holds, each time, held thousands of rows its own sweepers waited for. A renewal
+    now takes only leases old enough to need it, and a poll held for several lease periods
+    still never becomes another replica's."""
+    scheduler = Scheduler(workers=1)
+    timers = SchedulerTimers(scheduler)
+    deps = store_only_deps(timers=timers, poll_scale=1.0)  # the contract's 10 s: lease 10 s
+    deps.records = records
+    timers.deps = deps
+    lease_s = lease_period(deps)
+    renewed: list[set[str]] = []
+    renew = records.run_polls.renew
+
+    def noting(keys: Any, **kwargs: Any) -> list[str]:
+        renewed.append(set(keys))
+        return renew(keys, **kwargs)
+
+    monkeypatch.setattr(records.run_polls, "renew", noting)
+    t0 = time.time()
+    older = [_request(records), _request(records)]
+    younger = _request(records)
+    records.run_polls.schedule_grouped(
+        {older[0]: t0, older[1]: t0, younger: t0 + 5.5},
+        groups=dict.fromkeys([*older, younger], "T1"),
+    )
+
+    timers._claim_and_renew(deps, t0)  # claims the two older polls
+    timers._claim_and_renew(deps, t0 + lease_s * 0.34)  # renews them
+    timers._claim_and_renew(deps, t0 + lease_s * 0.6)  # no renewal due: claims the younger
+    renewed.clear()
+    timers._claim_and_renew(deps, t0 + lease_s * 0.68)  # the younger is 0.08 of a lease old
+
+    assert renewed == [set(older)]
+    for step in range(1, 7):  # two more lease periods, renewing every third
+        timers._claim_and_renew(deps, t0 + lease_s * (0.68 + step / 3 + 0.01))
+        now = t0 + lease_s * (0.68 + step / 3 + 0.02)
+        assert (
+            records.run_polls.claim_keys(
+                [*older, younger], owner="another", now=now, lease_s=lease_s
+            )
+            == []
+        )

@@ -10,12 +10,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import event, text
+from sqlalchemy import exc as sa_exc
 from test_store_contract import run_concurrently
 
 from pg_cluster import PgCluster
@@ -34,6 +36,9 @@ from suggestbot.store.postgres import (
     GROUPS_DUE,
     GROUPS_HELD,
     PostgresStore,
+    _driver_error,
+    _means_lost,
+    _translated,
 )
 
 REPLICAS = 3
@@ -713,3 +718,19 @@ def test_renewing_and_releasing_the_same_leases_at_once_never_deadlocks(postgres
         for thread in threads:
             thread.join()
         assert failures == []
+
+
+def test_a_transaction_ended_by_a_conflict_says_so_and_keeps_its_connection() -> None:
+    """PostgreSQL files deadlocks and serialization failures under operational errors, like a
+    lost connection: the store must not tell the operator the database cannot be reached, nor
+    throw the connection away, for a transaction that merely lost a conflict."""
+    deadlock = psycopg.errors.DeadlockDetected("deadlock detected")
+    assert not _means_lost(deadlock)
+    said = _driver_error(deadlock, lost=False)
+    assert not isinstance(said, StoreUnavailable)
+    assert "conflict with another" in str(said) and "40P01" in str(said)
+    through_sqlalchemy = _translated(sa_exc.OperationalError("UPDATE …", {}, deadlock))
+    assert not isinstance(through_sqlalchemy, StoreUnavailable)
+    assert "conflict with another" in str(through_sqlalchemy)
+    # An operational error that is not a conflict still means the connection is gone.
+    assert _means_lost(psycopg.OperationalError("server closed the connection unexpectedly"))

@@ -96,6 +96,10 @@ JOIN_EVERY_S = 0.05
 LEASE_SHARE = 1.0
 MIN_LEASE_S = 2.0
 RENEW_SHARE = 1 / 3
+# A renewal skips leases taken or renewed less than this share of the period ago: such a
+# lease is renewed at the following renewal instead, at most half a period after it was
+# taken, so none ever has less than half of its period left when it is renewed.
+RENEW_AFTER_SHARE = RENEW_SHARE / 2
 # The watch thread asks the store for due polls at least this often when no sweep rolls (it is
 # woken at once by a poll this process schedules): what another replica scheduled is claimed
 # this late at most, well inside the early tolerance at the contract's schedule.
@@ -159,7 +163,8 @@ class SchedulerTimers:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.owner = owner_id()
-        self._leased: set[str] = set()  # request ids whose poll this process holds
+        # Request ids whose poll this process holds -> when its lease was taken or renewed.
+        self._leased: dict[str, float] = {}
         self._sending: set[str] = set()  # request ids whose send this process holds
         self._renewed_at = 0.0
         self._claimed_at = 0.0
@@ -319,7 +324,7 @@ class SchedulerTimers:
     def _drop(self, request_id: str) -> None:
         """This process no longer holds the request's poll (an idle local entry goes too)."""
         with self._lock:
-            self._leased.discard(request_id)
+            self._leased.pop(request_id, None)
         self.watching.discard(request_id)
 
     # --- life cycle -------------------------------------------------------------------------
@@ -355,7 +360,7 @@ class SchedulerTimers:
         for item in items:
             with self._lock:
                 held = item.request_id in self._leased
-                self._leased.discard(item.request_id)
+                self._leased.pop(item.request_id, None)
             if held:
                 try:
                     self._polls().release(item.request_id, owner=self.owner, due_at=item.at)
@@ -434,7 +439,7 @@ class SchedulerTimers:
         _count_taken_over(claims)
         for claim in claims:
             with self._lock:
-                self._leased.add(claim.key)
+                self._leased[claim.key] = now
             self.watching.put(claim.key, claim.due_at)
 
     @property
@@ -475,14 +480,26 @@ class SchedulerTimers:
             self._sending.difference_update(set(sending) - held)
 
     def _renew(self, polls: WorkQueue, now: float, lease_s: float) -> None:
+        """Renew the leases taken or renewed at least :data:`RENEW_AFTER_SHARE` of a lease
+        period ago; the younger ones last past the next renewal anyway. Most polls are read and
+        released within a second or two of their claim, so a busy replica renews a few hundred
+        leases, not the 20,000 it may hold, whose rows its own sweepers would wait for."""
         with self._lock:
-            leased = list(self._leased)
+            leased = [
+                request_id
+                for request_id, at in self._leased.items()
+                if now - at >= RENEW_AFTER_SHARE * lease_s
+            ]
         held = set(polls.renew(leased, owner=self.owner, now=now, lease_s=lease_s))
         self._renewed_at = now
+        with self._lock:
+            for request_id in held:
+                if request_id in self._leased:
+                    self._leased[request_id] = now
         lost = [request_id for request_id in leased if request_id not in held]
         for request_id in lost:
             with self._lock:
-                self._leased.discard(request_id)
+                self._leased.pop(request_id, None)
             self.watching.discard(request_id)
         if lost:
             log.warning(
@@ -641,7 +658,7 @@ class SchedulerTimers:
         if not got:
             return None
         with self._lock:
-            self._leased.add(request_id)
+            self._leased[request_id] = now
         self.watching.put(request_id, now)
         return request_id if self.watching.claim(request_id) else None
 
@@ -651,7 +668,7 @@ class SchedulerTimers:
         for request_id in request_ids:
             with self._lock:
                 held = request_id in self._leased
-                self._leased.discard(request_id)
+                self._leased.pop(request_id, None)
             if not held:
                 continue  # rescheduled (or given up): no longer this process's
             try:

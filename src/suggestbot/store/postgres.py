@@ -126,7 +126,23 @@ def _reason(exc: BaseException) -> str:
     return _URLISH.sub("…", reason)[:200]
 
 
+def _conflict(exc: BaseException | None) -> bool:
+    """A transaction ended by PostgreSQL for a conflict with another (a deadlock, a
+    serialization failure): the connection is fine and the next call can simply try again."""
+    state = getattr(exc, "sqlstate", None) if isinstance(exc, psycopg.Error) else None
+    return bool(state) and str(state).startswith("40")  # class 40: transaction rollback
+
+
+def _conflict_error(exc: BaseException) -> StoreError:
+    return StoreError(
+        f"PostgreSQL ended the operation in a conflict with another ({type(exc).__name__}, "
+        f"SQLSTATE {getattr(exc, 'sqlstate', None)}); the next call tries again"
+    )
+
+
 def _translated(exc: sa_exc.SQLAlchemyError) -> StoreError:
+    if isinstance(exc, sa_exc.DBAPIError) and exc.orig is not None and _conflict(exc.orig):
+        return _conflict_error(exc.orig)
     if isinstance(exc, sa_exc.TimeoutError):
         return StoreUnavailable(
             f"no PostgreSQL connection became free within {POOL_TIMEOUT_S:.0f} s"
@@ -372,8 +388,17 @@ def _derived_conditions(
     return conditions
 
 
+def _means_lost(exc: psycopg.Error) -> bool:
+    """Whether an error on a connection that still looks open means it is lost: an
+    operational error does, but not a transaction's conflict with another (PostgreSQL counts
+    deadlocks among operational errors)."""
+    return isinstance(exc, psycopg.OperationalError) and not _conflict(exc)
+
+
 def _driver_error(exc: psycopg.Error, *, lost: bool) -> StoreError:
     """:func:`_translated` for an error psycopg raised itself (the store's own statements)."""
+    if _conflict(exc) and not lost:
+        return _conflict_error(exc)
     if lost:
         return StoreUnavailable(
             "PostgreSQL cannot be reached or refused the connection "
@@ -510,7 +535,7 @@ class PostgresStore(Store):
                 try:
                     yield raw
                 except psycopg.Error as exc:
-                    lost = raw.closed or raw.broken or isinstance(exc, psycopg.OperationalError)
+                    lost = raw.closed or raw.broken or _means_lost(exc)
                     if lost:
                         # Every connection pooled before now is pinged at its next checkout.
                         self._stale_before = time.monotonic()
@@ -862,9 +887,20 @@ class PostgresStore(Store):
         self._check_queue(queue, keys)
         if not keys:
             return []
-        params = {"queue": queue, "keys": list(keys), "owner": owner, "until": now + lease_s}
-        with self._transaction() as connection:
-            held = set(connection.execute(_RENEW, params).scalars())
+        # A statement (and commit) per ``BULK_KEYS`` keys, in key order: a replica renewing
+        # 20,000 leases at once would hold every one of their rows until the last was
+        # written, and each page its sweepers release would wait for all of them.
+        in_order = sorted(set(keys))
+        held: set[str] = set()
+        for start in range(0, len(in_order), BULK_KEYS):
+            params = {
+                "queue": queue,
+                "keys": in_order[start : start + BULK_KEYS],
+                "owner": owner,
+                "until": now + lease_s,
+            }
+            with self._transaction() as connection:
+                held.update(connection.execute(_RENEW, params).scalars())
         return [key for key in dict.fromkeys(keys) if key in held]
 
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
