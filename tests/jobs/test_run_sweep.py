@@ -334,14 +334,9 @@ def test_runs_not_met_go_to_be_polled_alone_elsewhere_when_a_worker_is_offered(
     assert box.counters.get(GET_ONE) == 0  # not inside the sweep
 
 
-def test_a_sweep_stops_paging_when_its_time_is_up(
-    box: Sandbox, machine: ContentClient, deps: Deps
-) -> None:
-    runs = _create_runs(box, machine, 150)
-    due = _watch(deps, [runs[0], runs[1], runs[-2], runs[-1]])  # two pages would find all
-    box.counters.reset()
+def _sweep_with_no_time(deps: Deps, due: list[Due]) -> list[str]:
+    """A sweep whose time budget is over from its first page; the requests it polled alone."""
     alone: list[str] = []
-
     run_watcher.sweep(
         deps,
         due,
@@ -349,6 +344,17 @@ def test_a_sweep_stops_paging_when_its_time_is_up(
         poll_alone=lambda rid, at: alone.append(rid),
         time_budget_s=0.0,
     )
+    return alone
+
+
+def test_a_sweep_stops_paging_when_its_time_is_up(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    runs = _create_runs(box, machine, 150)
+    due = _watch(deps, [runs[0], runs[1], runs[-2], runs[-1]])  # two pages would find all
+    box.counters.reset()
+
+    alone = _sweep_with_no_time(deps, due)
 
     assert box.counters.get(LIST) == 1
     assert sorted(alone) == sorted(item.request_id for item in due[:2])
@@ -502,15 +508,8 @@ def test_a_sweep_past_its_time_keeps_paging_while_more_runs_are_left_than_a_page
     runs = _create_runs(box, machine, 250)  # three pages, newest first
     due = _watch(deps, runs)
     box.counters.reset()
-    alone: list[str] = []
 
-    run_watcher.sweep(
-        deps,
-        due,
-        hand_over=lambda rid, run: None,
-        poll_alone=lambda rid, at: alone.append(rid),
-        time_budget_s=0.0,
-    )
+    alone = _sweep_with_no_time(deps, due)
 
     assert box.counters.get(LIST) == 2  # 150 left after the first page: it read the second
     assert sorted(alone) == sorted(item.request_id for item in due[:50])  # the oldest page's
