@@ -44,7 +44,7 @@ within one lease period plus the interval's early tolerance after its lease ran 
 next to the lease period, which is the expectation).
 
 Usage: python bench/watcher_replicas.py [--runs 20000] [--replicas 3] [--tenants 1]
-       [--seconds 120] [--kills 3] [--quick]
+       [--seconds 120] [--kills 3] [--quick] [--explain]
 """
 
 from __future__ import annotations
