@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -16,14 +17,14 @@ from suggestbot.contentapi import ServerError
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.seed import ACME
 from suggestbot.server.composition import Runtime
-from suggestbot.server.health import ServiceProbe
+from suggestbot.server.health import Health, ServiceProbe
 from suggestbot.slackapp.http import build_http_app
 from suggestbot.slackemu import SlackEmulator
-from suggestbot.store import generate_key
+from suggestbot.store import MemoryStore, generate_key
+from suggestbot.store.base import Record
 
-# Above what a probe takes while another process holds the store's write lock: it waits out
-# SQLite's busy timeout (5 s) twice before it answers 503, about 10 s, which a client timeout
-# of 10 s missed whenever the machine was busy.
+# Far above what a probe takes (its store write is given 2 s): only a probe that hangs
+# reaches it.
 HEALTHZ_TIMEOUT_S = 30.0
 
 
@@ -164,4 +165,48 @@ def test_a_store_that_reads_but_cannot_write_makes_it_503(running: Running) -> N
         assert answer.json()["store"] is False
     finally:
         blocker.close()
-    assert running.healthz().json()["store"] is True
+    # Healthy again once the probe's write, which waited for the lock, has gone through.
+    assert _eventually(lambda: running.healthz().json()["store"] is True)
+
+
+def _eventually(healthy: Callable[[], bool]) -> bool:
+    """Probe again (a load balancer's cadence, quickened) until healthy, for up to 15 s."""
+    for _ in range(75):
+        if healthy():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+class HangingWrites(MemoryStore):
+    """A store whose writes wait until ``release`` is set (a lock another process holds)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+        self.writes_started = 0
+
+    def put(self, table: str, key: str, value: Record) -> None:
+        self.writes_started += 1
+        self.release.wait(60)
+        super().put(table, key, value)
+
+
+def test_a_store_that_hangs_on_a_write_is_reported_unhealthy_not_waited_for() -> None:
+    """A probe is answered while the store's write still waits (a load balancer's probe
+    times out in seconds): the store is not ok, and probes meanwhile start no second write."""
+    store = HangingWrites()
+    health = Health(store=store, scheduler_running=lambda: True, service=ServiceProbe(lambda: None))
+    reports: list[dict[str, object]] = []
+    try:
+        for _ in range(2):
+            probing = threading.Thread(target=lambda: reports.append(health.report()))
+            probing.start()
+            probing.join(30)  # far above the probe's own limit: only a hang reaches it
+            assert not probing.is_alive(), "the probe waited for the store"
+        assert [(r["ok"], r["store"]) for r in reports] == [(False, False), (False, False)]
+        assert store.writes_started == 1
+    finally:
+        store.release.set()
+    # The write, released, goes through: the next probes are healthy again.
+    assert _eventually(lambda: health.report()["store"] is True)

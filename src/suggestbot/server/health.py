@@ -1,7 +1,12 @@
 """``GET /healthz``: can this process do its work? Its store, its scheduler, the service.
 
 The store is checked by writing a record and reading it back (one small durable write per
-probe), because a store that still reads but can no longer write loses what users type.
+probe), because a store that still reads but can no longer write loses what users type. The
+write runs on a thread of its own and is given :data:`STORE_PROBE_TIMEOUT_S`: a store that
+waits for a lock held elsewhere (SQLite waits out its busy timeout, more than once) is
+reported unhealthy at once instead of holding the probe, and the prober, for tens of seconds.
+One such write at a time: while it is still waiting, later probes report the store unhealthy
+without starting another.
 
 The service is checked with a cheap read (``GET /v1/use-cases`` with the machine token) under
 a short timeout and no retries, and the answer is remembered for a few seconds, so that
@@ -25,6 +30,7 @@ log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT_S = 3.0
 PROBE_TTL_S = 10.0
+STORE_PROBE_TIMEOUT_S = 2.0
 
 
 def probe_client(base_url: str, client_id: str, client_secret: str) -> ContentClient:
@@ -94,6 +100,8 @@ class Health:
         secrets: Callable[[], dict[str, Any]] | None = None,
     ) -> None:
         self._probes = Records(store).health
+        self._writing: threading.Thread | None = None  # a store probe still waiting
+        self._writing_lock = threading.Lock()
         self._scheduler_running = scheduler_running
         self._service = service
         self._secrets = secrets
@@ -115,6 +123,30 @@ class Health:
         return report
 
     def _store_writes(self) -> bool:
+        """Whether the store wrote a record and read it back within
+        :data:`STORE_PROBE_TIMEOUT_S` (on a thread of its own, one at a time)."""
+        result: list[bool] = []
+        with self._writing_lock:
+            if self._writing is not None and self._writing.is_alive():
+                log.warning("health: the store has not finished the last probe's write")
+                return False
+            thread = threading.Thread(
+                target=lambda: result.append(self._write_and_read()),
+                name="suggestbot-health-store",
+                daemon=True,
+            )
+            self._writing = thread
+            thread.start()
+        thread.join(STORE_PROBE_TIMEOUT_S)
+        if not result:
+            log.warning(
+                "health: the store did not write within %.0f s (a lock held elsewhere?)",
+                STORE_PROBE_TIMEOUT_S,
+            )
+            return False
+        return result[0]
+
+    def _write_and_read(self) -> bool:
         """Write a record and read it back: a store that only reads (a full disk, a read-only
         file, a lock held elsewhere) cannot record what users type."""
         stamp = HealthProbe(at=time.time())
