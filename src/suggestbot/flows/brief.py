@@ -15,6 +15,7 @@ from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.flows import requests, slackio, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import REUSED_LABEL
+from suggestbot.store import StoreError
 from suggestbot.store.records import ComposerChoices, Request
 
 log = logging.getLogger(__name__)
@@ -94,15 +95,24 @@ def record(
         labels=labels,
         composer=composer,
     )
+    # Before the ack too: a replica that dies from here until its run is recorded leaves a
+    # send another one takes over (ended by :func:`launch`).
     if request_id is None:
-        deps.records.requests.put(req.id, req)
+        # The send is held first and the brief written last: if the store goes away between
+        # the two, nothing was recorded (the listener hands the text back to send again), and
+        # the held send finds no brief to send. The other way round, a brief written just
+        # before the store went away was sent by recovery and, sent again, posted twice.
+        deps.timers.hold_send(req.id)
+        try:
+            deps.records.requests.put(req.id, req)
+        except StoreError:
+            deps.timers.end_send(req.id)  # nothing recorded: the hold goes (or lapses)
+            raise
     else:
         req = req.model_copy(update={"id": request_id})
         if not deps.records.requests.put_if_absent(request_id, req):
             return deps.records.requests.get(request_id) or req
-    # Before the ack too: a replica that dies from here until its run is recorded leaves a
-    # send another one takes over (ended by :func:`launch`).
-    deps.timers.hold_send(req.id)
+        deps.timers.hold_send(req.id)
     # Counted once per new record: a replayed delivery finds its record and returns above.
     _count_after(deps, team_id=team_id)
     return req
