@@ -23,9 +23,10 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
+from suggestbot.flows import brief
 from suggestbot.flows.deps import Deps
 from suggestbot.store import MemoryStore, Store, TokenVault
-from suggestbot.store.records import LinkedUser, Records, user_key
+from suggestbot.store.records import LinkedUser, Records, Request, user_key
 
 BASE_URL = "https://content.test"
 TEAM = "T1"
@@ -462,3 +463,19 @@ def world(*, store: Store | None = None) -> World:
         clock=clock,
     )
     return World(deps=deps, slack=slack, service=service, timers=timers, clock=clock)
+
+
+def record_brief(
+    w: World, segment: str = SEGMENT, names: tuple[str, str] = ("Hikers", "Spring")
+) -> Request:
+    """Alice's brief "Boots" (two variants), recorded as a listener records it before its ack."""
+    return brief.record(
+        w.deps,
+        team_id=TEAM,
+        user_id=ALICE,
+        channel_id=CHANNEL,
+        run_request=brief.steered_request(
+            segment_id=segment, use_case_id=USE_CASE, text="Boots", variants=2
+        ),
+        labels={"segment": names[0], "use_case": names[1]},
+    )

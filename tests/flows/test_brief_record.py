@@ -5,24 +5,10 @@ brief left behind would be sent by recovery and then, sent again, posted twice."
 from __future__ import annotations
 
 import pytest
-from flows_helpers import ALICE, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
+from flows_helpers import record_brief, world
 
-from suggestbot.flows import brief
 from suggestbot.store import MemoryStore, StoreUnavailable
 from suggestbot.store.codec import Record
-
-
-def _record(w: World) -> None:
-    brief.record(
-        w.deps,
-        team_id=TEAM,
-        user_id=ALICE,
-        channel_id=CHANNEL,
-        run_request=brief.steered_request(
-            segment_id=SEGMENT, use_case_id=USE_CASE, text="Boots", variants=2
-        ),
-        labels={"segment": "Hikers", "use_case": "Spring"},
-    )
 
 
 def test_a_brief_whose_send_could_not_be_held_is_not_recorded_either() -> None:
@@ -34,7 +20,7 @@ def test_a_brief_whose_send_could_not_be_held_is_not_recorded_either() -> None:
     w.timers.hold_send = store_gone  # type: ignore[method-assign]
 
     with pytest.raises(StoreUnavailable):
-        _record(w)
+        record_brief(w)
 
     assert list(w.deps.records.requests.values()) == []
 
@@ -52,7 +38,7 @@ def test_a_brief_that_could_not_be_written_lets_its_held_send_go() -> None:
     w = world(store=RequestsRefused())
 
     with pytest.raises(StoreUnavailable):
-        _record(w)
+        record_brief(w)
 
     assert w.timers.held == []  # not renewed for ever, nor sent: there is nothing to send
     assert list(w.deps.records.requests.values()) == []

@@ -6,9 +6,9 @@ import dataclasses
 from collections.abc import Callable
 
 import pytest
-from flows_helpers import ALICE, BRUNO, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
+from flows_helpers import ALICE, BRUNO, TEAM, World, record_brief, world
 
-from suggestbot.flows import brief, feedback, usage
+from suggestbot.flows import feedback, usage
 from suggestbot.store.feedback import usage_key, vote_key
 from suggestbot.store.records import Request
 
@@ -20,28 +20,13 @@ def w() -> World:
     return world()
 
 
-def _brief(
-    w: World, segment: str = SEGMENT, names: tuple[str, str] = ("Hikers", "Spring")
-) -> Request:
-    return brief.record(
-        w.deps,
-        team_id=TEAM,
-        user_id=ALICE,
-        channel_id=CHANNEL,
-        run_request=brief.steered_request(
-            segment_id=segment, use_case_id=USE_CASE, text="Boots", variants=2
-        ),
-        labels={"segment": names[0], "use_case": names[1]},
-    )
-
-
 def _vote(w: World, req: Request, user: str, positive: bool, variant: int = 1) -> None:
     value = feedback.feedback_value(req.id, variant)
     assert feedback.vote(w.deps, team_id=TEAM, user_id=user, value=value, positive=positive)
 
 
 def test_a_second_press_replaces_the_vote_and_a_turned_vote_moves_to_its_day(w: World) -> None:
-    req = _brief(w)
+    req = record_brief(w)
     _vote(w, req, ALICE, True)
     _vote(w, req, ALICE, True)
     [line] = usage.panel(w.deps, team_id=TEAM).rates
@@ -58,7 +43,7 @@ def test_a_second_press_replaces_the_vote_and_a_turned_vote_moves_to_its_day(w: 
 
 
 def test_a_thumbs_down_asks_once_and_keeps_its_reason_until_the_vote_turns(w: World) -> None:
-    req = _brief(w)
+    req = record_brief(w)
     value = feedback.feedback_value(req.id, 2)
     first = feedback.vote(w.deps, team_id=TEAM, user_id=BRUNO, value=value, positive=False)
     again = feedback.vote(w.deps, team_id=TEAM, user_id=BRUNO, value=value, positive=False)
@@ -79,10 +64,10 @@ def test_feedback_on_something_unknown_is_ignored(w: World) -> None:
 
 
 def test_the_panel_counts_7_and_30_days_per_segment_and_reads_only_30_days(w: World) -> None:
-    old = _brief(w, segment="seg-2", names=("Runners", "Spring"))
+    old = record_brief(w, segment="seg-2", names=("Runners", "Spring"))
     _vote(w, old, ALICE, True)
     w.clock.advance(20 * DAY)
-    recent = _brief(w)
+    recent = record_brief(w)
     _vote(w, recent, ALICE, True)
     _vote(w, recent, BRUNO, False)
     usage.count(w.deps, team_id=TEAM, digests=3)
@@ -125,7 +110,7 @@ def test_a_brief_is_counted_after_it_is_recorded_on_the_background_pool(w: World
     # Recording happens before the ack; the count is not worth a write the ack waits for.
     pool = _HeldPool()
     w.deps = dataclasses.replace(w.deps, background=pool)  # type: ignore[arg-type]
-    req = _brief(w)
+    req = record_brief(w)
     today = usage_key(TEAM, "2026-03-01")
     assert w.deps.records.requests.get(req.id) is not None
     assert w.deps.records.usage.get(today) is None
