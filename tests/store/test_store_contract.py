@@ -541,16 +541,6 @@ def test_grouped_claimers_each_take_their_fair_part_of_the_groups(store: Store) 
     assert parts[0] == {f"T{g:02}" for g in range(10)}  # the most overdue first
 
 
-def test_a_grouped_claimer_takes_no_more_groups_than_it_can_serve(store: Store) -> None:
-    _grouped(store, {f"u{g}": (f"T{g}", float(g)) for g in range(5)})
-    first = _claim_grouped(store, "A", 10.0, most_groups=2)
-    assert first == [("T0", "u0"), ("T1", "u1")]
-    store.schedule_grouped("polls", {"again": 10.0}, groups={"again": "T0"})
-    # At its most already: only its own group's new unit; the free groups stay for others.
-    assert _claim_grouped(store, "A", 10.0, most_groups=2) == [("T0", "again")]
-    assert [g for g, _ in _claim_grouped(store, "B", 10.0)] == ["T2", "T3", "T4"]
-
-
 def test_concurrent_grouped_claimers_never_split_a_group(store: Store) -> None:
     units = {f"g{g}-{n:02}": (f"T{g}", float(n)) for g in range(6) for n in range(20)}
     _grouped(store, units)

@@ -158,7 +158,6 @@ def pick_groups(
     *,
     held: Mapping[str, tuple[bool, bool]],
     share: int,
-    most_groups: int | None = None,
 ) -> list[str]:
     """Which groups a grouped claim takes. ``due``: the groups with claimable due units, most
     overdue first; ``held``: the groups anyone holds a live lease in, each with whether the
@@ -168,16 +167,13 @@ def pick_groups(
     Its own groups always (its walker serves them); none that another owner holds; of the free
     ones the most overdue, as many as bring it to its fair part of the groups with work
     (``ceil(n / share)``, counting those it holds), and never fewer than ``ceil(free / share)``
-    — so a free group is never left waiting because every claimer already has its part. With
-    ``most_groups``, no free group once it holds that many (it could not serve more at once).
+    — so a free group is never left waiting because every claimer already has its part.
     """
     parts = max(share, 1)
     ours = {group for group, (mine, other) in held.items() if mine and not other}
     free = [group for group in due if group not in held]
     fair = -(-len(set(due) | set(held)) // parts) - len(ours)
     taking = max(-(-len(free) // parts), fair)
-    if most_groups is not None:
-        taking = min(taking, max(most_groups - len(ours), 0))
     return [group for group in due if group in ours] + free[:taking]
 
 
@@ -434,15 +430,13 @@ class Store(ABC):
         lease_s: float,
         limit: int,
         share: int = 1,
-        most_groups: int | None = None,
     ) -> list[Claim]:
         """:meth:`claim_due` by whole groups: the claimable units due by ``due_by`` of the groups
         in which no *other* owner holds a live lease, at most ``limit``, earliest due first.
 
         A group stays with the owner that holds a lease in it: every group where ``owner`` holds
         one is claimed from, and of the groups nobody holds the most overdue, as
-        :func:`pick_groups` says (``share``: how many claimers split the groups;
-        ``most_groups``: how many it can serve at once). So one owner
+        :func:`pick_groups` says (``share``: how many claimers split the groups). So one owner
         at a time serves a group (the runs of one tenant, whose listing serves them together)
         until it holds nothing there, and a dead owner's groups come free when its leases run
         out. Atomic: of concurrent claimers one gets a free group.

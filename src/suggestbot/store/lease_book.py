@@ -114,7 +114,6 @@ class LeaseBook:
         lease_s: float,
         limit: int,
         share: int = 1,
-        most_groups: int | None = None,
     ) -> list[Claim]:
         claimable: dict[str, list[tuple[str, _Unit]]] = {}  # group -> units, most overdue first
         kept: list[tuple[str, _Unit]] = []
@@ -128,7 +127,7 @@ class LeaseBook:
             if unit.owner is not None and unit.lease_until > now:
                 mine, other = held.get(unit.group, (False, False))
                 held[unit.group] = (mine or unit.owner == owner, other or unit.owner != owner)
-        taking = pick_groups(list(claimable), held=held, share=share, most_groups=most_groups)
+        taking = pick_groups(list(claimable), held=held, share=share)
         picked = sorted(
             (pair for group in taking for pair in claimable[group]),
             key=lambda pair: pair[1].ready_at,

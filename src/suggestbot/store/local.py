@@ -234,7 +234,6 @@ class LocalStore(Store):
         lease_s: float,
         limit: int,
         share: int = 1,
-        most_groups: int | None = None,
     ) -> list[Claim]:
         with self._lock:
             return self._book(queue).claim_due_grouped(
@@ -244,7 +243,6 @@ class LocalStore(Store):
                 lease_s=lease_s,
                 limit=limit,
                 share=share,
-                most_groups=most_groups,
             )
 
     def holders(self, queue: str, *, now: float) -> int:

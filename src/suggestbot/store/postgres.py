@@ -950,7 +950,6 @@ class PostgresStore(Store):
         lease_s: float,
         limit: int,
         share: int = 1,
-        most_groups: int | None = None,
     ) -> list[Claim]:
         self._check_queue(queue)
         if limit <= 0:
@@ -970,7 +969,7 @@ class PostgresStore(Store):
             held = {
                 grp: (mine, other) for grp, mine, other in connection.execute(GROUPS_HELD, params)
             }
-            taking = pick_groups(due, held=held, share=share, most_groups=most_groups)
+            taking = pick_groups(due, held=held, share=share)
             if not taking:
                 return []
             ids = [lock_id(f"work_leases.{queue}", group) for group in taking]

@@ -54,7 +54,6 @@ class WorkQueue:
         lease_s: float,
         limit: int,
         share: int = 1,
-        most_groups: int | None = None,
     ) -> list[Claim]:
         return self.store.claim_due_grouped(
             self.name,
@@ -64,7 +63,6 @@ class WorkQueue:
             lease_s=lease_s,
             limit=limit,
             share=share,
-            most_groups=most_groups,
         )
 
     def claim_keys(
