@@ -110,8 +110,6 @@ CLAIM_EVERY_S = 0.25
 # live split them), and claims at the same steady pace whether or not its sweeps roll, so
 # adding a replica adds throughput across workspaces.
 CLAIM_LIMIT = 1000
-# Above this many requests, their workspaces are read through the state index in one read.
-BULK_GROUPS = 50
 # How often a replica renews its heartbeat and counts the live ones: a replica joining gets
 # its share within this.
 BEAT_EVERY_S = 1.0
@@ -292,22 +290,10 @@ class SchedulerTimers:
 
     def _groups_of(self, request_ids: Collection[str]) -> dict[str, str]:
         """The group each request's poll is filed under: its workspace, whose run listing serves
-        its polls together (``""`` for none). Many at once (a start) are read through the
-        state index in one go rather than one by one."""
-        requests = self._deps().records.requests
-        if len(request_ids) > BULK_GROUPS:
-            wanted = set(request_ids)
-            found = {
-                req.id: req.team_id or ""
-                for req in requests.where("state", ("submitted", "posting"))
-                if req.id in wanted
-            }
-            return {rid: found.get(rid, "") for rid in request_ids}
-        groups: dict[str, str] = {}
-        for request_id in request_ids:
-            req = requests.get(request_id)
-            groups[request_id] = (req.team_id or "") if req is not None else ""
-        return groups
+        its polls together (``""`` for none). The requests are read together (on a database,
+        a round trip per thousand), never every active request for a few of them."""
+        found = self._deps().records.requests.get_many(request_ids)
+        return {rid: (found[rid].team_id or "") if rid in found else "" for rid in request_ids}
 
     def _polls(self) -> WorkQueue:
         return self._deps().records.run_polls
@@ -517,7 +503,10 @@ class SchedulerTimers:
     def _crowded(self) -> bool:
         """More workspaces want a sweeper than there are: rolling sweeps give theirs up."""
         with self._lock:
-            return len(self._sweeping) > self._sweeper_count
+            return self._crowded_locked()
+
+    def _crowded_locked(self) -> bool:
+        return len(self._sweeping) > self._sweeper_count
 
     def _horizon(self, deps: Deps) -> float:
         return EARLY_SHARE * first_poll_delay(deps)
@@ -546,11 +535,12 @@ class SchedulerTimers:
             self._sweeping.add(team)
             self._sweepers.submit(self._sweep_team, deps, team, items)
 
-    def _park(self, team: str | None, items: Sequence[Due], ready_at: float) -> None:
-        """A workspace's polls wait for its next turn (lock held); still held by this process."""
-        at, waiting = self._parked.get(team, (ready_at, []))
+    def _park(self, team: str | None, items: Sequence[Due], ready_at: float | None = None) -> None:
+        """A workspace's polls wait for its next turn (lock held); still held by this process.
+        The turn may begin at ``ready_at``, or as already parked, or now."""
+        at, waiting = self._parked.get(team, (time.time() if ready_at is None else ready_at, []))
         waiting.extend(items)
-        self._parked[team] = (min(at, ready_at), waiting)
+        self._parked[team] = (at if ready_at is None else min(at, ready_at), waiting)
 
     def _unpark(self, deps: Deps, now: float) -> None:
         """Workspaces whose turn may begin go to the sweepers (behind those already waiting)."""
@@ -567,10 +557,9 @@ class SchedulerTimers:
             gave_up = self._sweep(deps, team, due)
             with self._lock:
                 held = self._held.pop(team, None)
-                crowded = len(self._sweeping) > self._sweeper_count
-                if held and (gave_up or crowded) and not self._stopping.is_set():
+                if held and (gave_up or self._crowded_locked()) and not self._stopping.is_set():
                     # Still this process's: they wait for the workspace's next turn.
-                    self._park(team, held, self._parked.get(team, (time.time(), []))[0])
+                    self._park(team, held)
                     held, gave_up = None, True
                 over = gave_up or not held or self._stopping.is_set()
                 if over:
