@@ -337,6 +337,11 @@ def test_replicas_claiming_at_once_split_the_due_units(replicas: list[PostgresSt
     assert sum(1 for got in results if got) > 1  # really split, not one claimer taking all
 
 
+def _explain(connection: Any, statement: Any, params: dict[str, Any]) -> str:
+    """PostgreSQL's plan for ``statement`` with ``params``, one line a node."""
+    return "\n".join(connection.execute(text(f"EXPLAIN {statement.text}"), params).scalars())
+
+
 def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) -> None:
     with PostgresStore(postgres_url) as store:
         with store.engine.begin() as connection:
@@ -356,9 +361,7 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
                 "limit": 100,
                 "share": 2,
             }
-            plan = "\n".join(
-                connection.execute(text(f"EXPLAIN {CLAIM_DUE.text}"), params).scalars()
-            )
+            plan = _explain(connection, CLAIM_DUE, params)
         assert "ix_work_leases_ready" in plan, plan
         assert "Seq Scan" not in plan, plan
         claimed = store.claim_due("polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=9)
@@ -389,15 +392,13 @@ def test_a_grouped_claim_reads_indexes_not_the_whole_table(postgres_url: str) ->
                 "limit": 100,
                 "groups": ["T1", "T2"],
             }
-            for statement in (GROUPS_DUE, GROUPS_HELD, CLAIM_GROUPS):
-                plan = "\n".join(
-                    connection.execute(text(f"EXPLAIN {statement.text}"), params).scalars()
-                )
-                assert "Seq Scan" not in plan, plan
-            held_plan = "\n".join(
-                connection.execute(text(f"EXPLAIN {GROUPS_HELD.text}"), params).scalars()
-            )
-        assert "ix_work_leases_group_lease" in held_plan, held_plan
+            plans = {
+                statement: _explain(connection, statement, params)
+                for statement in (GROUPS_DUE, GROUPS_HELD, CLAIM_GROUPS)
+            }
+        for plan in plans.values():
+            assert "Seq Scan" not in plan, plan
+        assert "ix_work_leases_group_lease" in plans[GROUPS_HELD], plans[GROUPS_HELD]
         claimed = store.claim_due_grouped(
             "polls", owner="A", now=100.0, due_by=101.0, lease_s=30, limit=999, share=3
         )
