@@ -78,8 +78,9 @@ class WaveClock:
 
     def __init__(self, now: datetime) -> None:
         # The wave's name is its minute: every replica's wave of a minute starts a moment apart.
-        self.minute = now.replace(second=0, microsecond=0).timestamp()
-        self.wave = now.replace(second=0, microsecond=0).isoformat()
+        minute = now.replace(second=0, microsecond=0)
+        self.minute = minute.timestamp()
+        self.wave = minute.isoformat()
         self._start = now.timestamp()
         self._began = time.monotonic()
 
