@@ -20,7 +20,7 @@ from suggestbot.jobs import timers as timers_module
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers, lease_period
 from suggestbot.jobs.watch_list import Due
-from suggestbot.store import SqliteStore
+from suggestbot.store import SqliteStore, StoreUnavailable
 from suggestbot.store.records import Records, Request
 
 
@@ -414,3 +414,33 @@ def test_a_renewal_leaves_fresh_leases_alone_and_never_lets_one_run_out(
             )
             == []
         )
+
+
+def test_a_poll_whose_next_time_could_not_be_written_is_not_ended_as_done(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store goes away as a poll writes its next time, and is back when the poller ends
+    the polls it still holds as done: that poll must stay in the store, to be claimed again
+    once its lease runs out, not be deleted (its run would never be polled again)."""
+    replica = Replica(records)  # never started: only its timers' writes are used
+    request_id = _request(records)
+    now = time.time()
+    records.run_polls.schedule_grouped({request_id: now}, groups={request_id: "T1"})
+    [claim] = records.run_polls.claim_due_grouped(
+        owner=replica.timers.owner, now=now, due_by=now, lease_s=5, limit=9
+    )
+    replica.timers._leased[claim.key] = now
+
+    def store_gone(*args: Any, **kwargs: Any) -> bool:
+        raise StoreUnavailable("PostgreSQL cannot be reached")
+
+    with monkeypatch.context() as away:
+        away.setattr(records.run_polls, "release", store_gone)
+        with pytest.raises(StoreUnavailable):
+            replica.timers.watch_run(request_id, delay_s=1)
+    replica.timers._forget_ended([request_id])  # the store is back
+
+    assert records.run_polls.claim_keys([request_id], owner="x", now=now + 6, lease_s=1) == [
+        request_id
+    ]
+    replica.scheduler.shutdown(wait=False)

@@ -181,12 +181,19 @@ class SchedulerTimers:
         with self._lock:
             held = request_id in self._leased
         polls = self._polls()
-        if held:
-            if not polls.release(request_id, owner=self.owner, due_at=due_at):
-                log.info("the poll of %s was no longer this process's to reschedule", request_id)
-        else:
-            polls.schedule_grouped({request_id: due_at}, groups=self._groups_of([request_id]))
-        self._drop(request_id)
+        try:
+            if held:
+                if not polls.release(request_id, owner=self.owner, due_at=due_at):
+                    log.info(
+                        "the poll of %s was no longer this process's to reschedule", request_id
+                    )
+            else:
+                polls.schedule_grouped({request_id: due_at}, groups=self._groups_of([request_id]))
+        finally:
+            # Written or not, the poll is no longer this process's: one the store could not
+            # take keeps its row, held until the lease runs out and then claimed again — never
+            # ended as done (deleted) by a caller that sees it still held here.
+            self._drop(request_id)
         self.watching.wake()
 
     def watch_runs(self, delays: Mapping[str, float]) -> None:
