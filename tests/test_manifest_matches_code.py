@@ -61,6 +61,16 @@ def _manifest() -> dict:
     return yaml.safe_load((ROOT / "manifest.yml").read_text(encoding="utf-8"))
 
 
+def test_manifest_yml_is_exactly_what_the_package_carries() -> None:
+    # The installed package has no manifest.yml: the demo's emulator takes this one.
+    assert _manifest() == manifest.app_manifest()
+    here = manifest.app_manifest("https://bot.example.org")
+    assert (
+        here["settings"]["interactivity"]["request_url"] == "https://bot.example.org/slack/events"
+    )
+    assert here["oauth_config"]["redirect_urls"] == ["https://bot.example.org/slack/oauth_redirect"]
+
+
 def test_manifest_states_the_declared_scopes_events_and_command() -> None:
     doc = _manifest()
     assert doc["oauth_config"]["scopes"]["bot"] == list(manifest.BOT_SCOPES)

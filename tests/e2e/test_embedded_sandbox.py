@@ -10,9 +10,10 @@ import pytest
 
 from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
-from suggestbot.demo.stage import app_manifest, wait_for
+from suggestbot.demo.stage import wait_for
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+from suggestbot.slackapp.manifest import app_manifest
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
 

@@ -20,6 +20,7 @@ from suggestbot.sandbox.faults import RunTiming
 from suggestbot.sandbox.server import SandboxServer
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
+from suggestbot.slackapp.manifest import app_manifest
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
 from suggestbot.ui.messages import t
@@ -31,21 +32,6 @@ BRUNO = "U0BRUNO"
 CAROL = "U0CAROL"
 # The language each stage user reads (from the Slack locale the emulator gives them).
 LANGS = {ALICE: "en", BRUNO: "de", CAROL: "en"}
-
-
-# manifest.yml at the root of the source tree (the stage runs from a checkout, with the test
-# extras that bring PyYAML).
-MANIFEST_PATH = Path(__file__).resolve().parents[3] / "manifest.yml"
-
-
-def app_manifest() -> dict[str, Any]:
-    """The app's ``manifest.yml``, parsed as Slack reads it when the app is created."""
-    import yaml  # only the stage needs it; the product does not
-
-    with MANIFEST_PATH.open(encoding="utf-8") as file:
-        loaded = yaml.safe_load(file)
-    assert isinstance(loaded, dict), f"{MANIFEST_PATH} is not a manifest"
-    return loaded
 
 
 class Stage:
@@ -79,8 +65,9 @@ class Stage:
         self.sandbox.faults.run_timing = run_timing or RunTiming(
             queued_s=2.0, running_s=5.0, precompute_s=2.0
         )
-        # The app's own manifest: only its scopes, events, shortcuts and Messages tab, so a call
-        # or a surface it does not declare fails here as in Slack.
+        # The app's own manifest (manifest.yml, as the package carries it): only its scopes,
+        # events, shortcuts and Messages tab, so a call or a surface it does not declare fails
+        # here as in Slack.
         self.emu = SlackEmulator(manifest=app_manifest())
         self.secret_keys = generate_key()
         self._sandbox_server: SandboxServer | None = None

@@ -7,6 +7,8 @@ and no others, so a Web API call the manifest does not allow fails there as it w
 
 from __future__ import annotations
 
+from typing import Any
+
 COMMAND = "/suggest"
 
 BOT_SCOPES: tuple[str, ...] = (
@@ -87,3 +89,130 @@ EVENT_SCOPES: dict[str, tuple[str, ...]] = {
     "app_uninstalled": (),
     "tokens_revoked": (),
 }
+
+# What the manifest says about the Workflow Builder step beyond its parameter names:
+# parameter name -> (type, title, description), in the order the manifest lists them.
+FUNCTION_TEXTS: dict[str, dict[str, Any]] = {
+    "generate_suggestions": {
+        "title": "Generate content suggestions",
+        "description": "Sends a brief to the content service and posts the variants in a channel",
+        "inputs": {
+            "brief": (
+                "string",
+                "Brief",
+                "What the content should be about (up to 4,000 characters)",
+            ),
+            "segment": (
+                "string",
+                "Segment",
+                "Name of the audience segment; empty for the last one used",
+            ),
+            "use_case": ("string", "Use case", "Name of the use case; empty for the last one used"),
+            "variant_count": ("integer", "Variants", "How many variants to make, 1 to 3"),
+            "channel": (
+                "slack#/types/channel_id",
+                "Channel",
+                "Where the brief and its variants are posted",
+            ),
+            "user": (
+                "slack#/types/user_id",
+                "Send as",
+                "Whose connected content service account sends the brief",
+            ),
+        },
+        "outputs": {
+            "permalink": (
+                "string",
+                "Link to the result",
+                "Permalink of the message that holds the variants' thread",
+            ),
+            "first_variant": (
+                "string",
+                "First variant",
+                "The text of the first variant, as plain text",
+            ),
+        },
+    },
+}
+
+PLACEHOLDER_URL = "https://example.com"
+
+
+def _parameters(
+    texts: dict[str, tuple[str, str, str]], required: tuple[str, ...]
+) -> dict[str, Any]:
+    properties = {
+        name: {"type": kind, "title": title, "description": description}
+        for name, (kind, title, description) in texts.items()
+    }
+    return {"properties": properties, "required": list(required)}
+
+
+def app_manifest(base_url: str = PLACEHOLDER_URL) -> dict[str, Any]:
+    """The whole manifest as Slack parses it, ``manifest.yml`` included: a test keeps them equal.
+
+    The installed package carries no ``manifest.yml`` (and no YAML parser): whatever needs the
+    manifest at run time (the demo's Slack emulator) takes it from here."""
+    events_url = f"{base_url}/slack/events"
+    functions = {}
+    for callback_id, texts in FUNCTION_TEXTS.items():
+        spec = FUNCTIONS[callback_id]
+        functions[callback_id] = {
+            "title": texts["title"],
+            "description": texts["description"],
+            "input_parameters": _parameters(texts["inputs"], spec["inputs"][0]),
+            "output_parameters": _parameters(texts["outputs"], spec["outputs"][0]),
+        }
+    features: dict[str, Any] = {
+        "app_home": {
+            "home_tab_enabled": True,
+            "messages_tab_enabled": True,
+            "messages_tab_read_only_enabled": False,
+        },
+    }
+    if AGENT_VIEW:
+        features["agent_view"] = {
+            "agent_description": "Write a brief in plain words; get content suggestions to refine."
+        }
+    features["bot_user"] = {"display_name": "suggestbot", "always_online": True}
+    features["slash_commands"] = [
+        {
+            "command": COMMAND,
+            "url": events_url,
+            "description": "Briefs, refinements, inspiration and digests",
+            "usage_hint": "brief [text] | connect | inspire | digest add | help",
+            "should_escape": False,
+        }
+    ]
+    features["shortcuts"] = [
+        {
+            "name": name,
+            "type": "message",
+            "callback_id": callback_id,
+            "description": "Start a brief from this message's text",
+        }
+        for callback_id, name in MESSAGE_SHORTCUTS.items()
+    ]
+    return {
+        "display_information": {
+            "name": "suggestbot",
+            "description": (
+                "Content suggestions from your brief, refined in threads, with daily inspiration."
+            ),
+            "background_color": "#4a154b",
+        },
+        "features": features,
+        "oauth_config": {
+            "redirect_urls": [f"{base_url}/slack/oauth_redirect"],
+            "scopes": {"bot": list(BOT_SCOPES)},
+        },
+        "settings": {
+            "event_subscriptions": {"request_url": events_url, "bot_events": list(BOT_EVENTS)},
+            "interactivity": {"is_enabled": True, "request_url": events_url},
+            "org_deploy_enabled": True,
+            "function_runtime": "remote",
+            "socket_mode_enabled": False,
+            "token_rotation_enabled": False,
+        },
+        "functions": functions,
+    }
