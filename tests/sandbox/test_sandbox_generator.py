@@ -126,7 +126,7 @@ def test_images_differ_per_id_and_are_deterministic() -> None:
 def test_url_signer_rejects_expired_and_tampered_urls() -> None:
     signer = UrlSigner()
     now = datetime(2025, 1, 1, tzinfo=UTC)
-    url, expires_at = signer.mint(base_url="http://h", ref="image:abc", image_id="abc", now=now)
+    url, expires_at = signer.mint(base_url="http://h", ref="image:abc", now=now)
     assert expires_at - now == timedelta(minutes=15)
     query = dict(part.split("=") for part in url.split("?")[1].split("&"))
     assert signer.check(ref="image:abc", expires=query["expires"], sig=query["sig"], now=now)

@@ -123,6 +123,14 @@ def test_inspiration_expand_asset_urls_fills_every_image_url(api: Api) -> None:
         assert TIMESTAMP.match(image["url_expires_at"])
         assert image["ref"].startswith("image:")
         assert image["alt_text"]
+        # Each URL loads, as Slack would fetch it for an image block.
+        loaded = api.http.get(image["url"])
+        assert (loaded.status_code, loaded.headers["content-type"]) == (200, "image/png")
+    # The same kind of URL as the mint endpoint's for the same references: same image path.
+    minted = api.http.post(
+        "/v1/assets/urls", json={"refs": [i["ref"] for i in images]}, headers=api.machine
+    ).json()["data"]
+    assert [m["url"].split("?")[0] for m in minted] == [i["url"].split("?")[0] for i in images]
     for suggestion in plain["data"][0]["suggestions"]:
         if suggestion["kind"] == "social_single_image":
             assert suggestion["payload"]["asset"]["url"] is None

@@ -350,9 +350,7 @@ def build_routes(env: Env) -> list[Route]:
                 image = content.image_by_ref(env, ref)
                 if image is None or image.tenant_id != caller.tenant_id:
                     raise ApiError(404, "asset_not_found")
-                url, expires_at = env.signer.mint(
-                    base_url=base_url, ref=ref, image_id=image.id, now=now
-                )
+                url, expires_at = env.signer.mint(base_url=base_url, ref=ref, now=now)
                 minted.append(wire.MintedAssetUrl(ref=ref, url=url, url_expires_at=expires_at))
         return _page_response(minted, None)
 

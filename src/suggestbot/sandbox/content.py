@@ -12,7 +12,6 @@ All functions here expect the caller to hold ``env.state.lock``.
 from __future__ import annotations
 
 import base64
-import hashlib
 import secrets
 from collections.abc import Sequence
 from datetime import datetime
@@ -22,6 +21,7 @@ from suggestbot.sandbox import generator
 from suggestbot.sandbox.auth import Caller
 from suggestbot.sandbox.env import Env
 from suggestbot.sandbox.errors import not_found
+from suggestbot.sandbox.images import image_handle
 from suggestbot.sandbox.paging import SortKey
 from suggestbot.sandbox.records import (
     ImageRec,
@@ -133,11 +133,6 @@ def new_asset_ref(tenant_id: str) -> str:
     tag = tenant_id.replace("-", "")[:8]
     token = base64.b64encode(secrets.token_bytes(40)).decode()  # 40 bytes: ends with "=="
     return f"{IMAGE_PREFIX}Sbx:v2:Tn{tag}/Img/{token}"
-
-
-def image_handle(ref: str) -> str:
-    """The key of the image behind ``ref`` and its name in signed URLs (hex, path-safe)."""
-    return hashlib.sha256(ref.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def image_by_ref(env: Env, ref: str) -> ImageRec | None:

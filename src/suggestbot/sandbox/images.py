@@ -73,6 +73,11 @@ def render_png(image_id: str) -> bytes:
     )
 
 
+def image_handle(ref: str) -> str:
+    """The key of the image behind ``ref`` and its name in signed URLs (hex, path-safe)."""
+    return hashlib.sha256(ref.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 class UrlSigner:
     """Mints and checks signed image URLs (HMAC-SHA256 over reference and expiry)."""
 
@@ -86,10 +91,12 @@ class UrlSigner:
         message = f"{ref}\n{expires}".encode()
         return hmac.new(self._key, message, hashlib.sha256).hexdigest()
 
-    def mint(
-        self, *, base_url: str, ref: str, image_id: str, now: datetime
-    ) -> tuple[str, datetime]:
-        """A URL for ``ref`` and the moment it stops working (15 minutes from ``now``)."""
+    def mint(self, *, base_url: str, ref: str, now: datetime) -> tuple[str, datetime]:
+        """A URL for ``ref`` and the moment it stops working (15 minutes from ``now``).
+
+        Every caller (expanded reads, ``POST /v1/assets/urls``) mints here, so the path always
+        names the image by its handle: a reference holds ``/`` and ``=`` and cannot be a path."""
+        image_id = image_handle(ref)
         expires_at = now + URL_VALIDITY
         expires_at = expires_at.replace(microsecond=expires_at.microsecond // 1000 * 1000)
         expires = round(expires_at.timestamp() * 1000)

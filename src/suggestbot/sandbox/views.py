@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from suggestbot.sandbox import wire
-from suggestbot.sandbox.content import IMAGE_PREFIX, image_of
+from suggestbot.sandbox.content import image_of
 from suggestbot.sandbox.env import Env
 from suggestbot.sandbox.errors import message_for
 from suggestbot.sandbox.records import RunRec, SetRec, SuggestionRec, ThreadRec
@@ -27,10 +27,7 @@ def _payload(env: Env, record: SuggestionRec, urls: UrlMinting | None) -> wire.P
     if record.kind == "social_single_image" and asset is not None:
         url = expires = None
         if urls is not None:
-            ref = asset["ref"]
-            url, expires = env.signer.mint(
-                base_url=urls.base_url, ref=ref, image_id=ref[len(IMAGE_PREFIX) :], now=urls.now
-            )
+            url, expires = env.signer.mint(base_url=urls.base_url, ref=asset["ref"], now=urls.now)
         image = wire.EmbeddedImageAsset(
             ref=asset["ref"], url=url, url_expires_at=expires, alt_text=asset["alt_text"]
         )
