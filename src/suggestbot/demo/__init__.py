@@ -18,7 +18,7 @@ import httpx
 
 from suggestbot.demo.html import render_html
 from suggestbot.demo.session import Session, StepFailed
-from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, BrokenImages, Stage
 from suggestbot.demo.steps import STEPS
 from suggestbot.logs import configure_logging
 
@@ -38,12 +38,16 @@ def main(argv: list[str]) -> int:
 
     with tempfile.TemporaryDirectory(prefix="suggestbot-demo-") as data:
         stage = Stage(data_dir=Path(data), time_factor=0.05, poll_scale=0.05)
-        with stage:
-            session = Session(stage=stage)
-            ok = _run(session)
-            _write_html(session, stage, Path(args.html))
-            if args.keep_running:
-                _keep_running(session, stage)
+        try:
+            with stage:
+                session = Session(stage=stage)
+                steps_ok = _run(session)
+                ok = _images_loaded(session, stage) and steps_ok
+                _write_html(session, stage, Path(args.html))
+                if args.keep_running:
+                    _keep_running(session, stage)
+        except BrokenImages:
+            ok = False  # each one is listed above
     return 0 if ok else 1
 
 
@@ -64,6 +68,18 @@ def _run(session: Session) -> bool:
         session.say(f"  ✓ done in {time.monotonic() - started:.1f} s")
     session.say(f"\n{len(STEPS) - failed} of {len(STEPS)} steps worked.")
     return failed == 0
+
+
+def _images_loaded(session: Session, stage: Stage) -> bool:
+    """Every image URL the app posted was fetched as Slack fetches it; all must have loaded."""
+    fetched, broken = stage.images_fetched(), stage.broken_images()
+    if broken:
+        session.say(f"✗ of {fetched} image URLs the app posted, these did not load:")
+        for line in broken:
+            session.say(f"  {line}")
+        return False
+    session.say(f"Images: {fetched} image URLs the app posted were fetched; all loaded (200).")
+    return True
 
 
 def _write_html(session: Session, stage: Stage, path: Path) -> None:

@@ -68,7 +68,9 @@ class Stage:
         # The app's own manifest (manifest.yml, as the package carries it): only its scopes,
         # events, shortcuts and Messages tab, so a call or a surface it does not declare fails
         # here as in Slack.
-        self.emu = SlackEmulator(manifest=app_manifest())
+        # Every image_url the app posts is fetched as Slack fetches it (a post whose image does
+        # not load is refused); leaving the stage fails when any did not load.
+        self.emu = SlackEmulator(manifest=app_manifest(), check_image_urls=True)
         self.secret_keys = generate_key()
         self._sandbox_server: SandboxServer | None = None
         self._app_server: BackgroundServer | None = None
@@ -174,8 +176,22 @@ class Stage:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: object) -> None:
         self.stop()
+        broken = self.broken_images()
+        if exc_type is None and broken:
+            raise BrokenImages("images the app posted did not load:\n" + "\n".join(broken))
+
+    # ------------------------------------------------------------------ images
+
+    def images_fetched(self) -> int:
+        """How many image URLs in the app's posts were fetched (as Slack does on posting)."""
+        return len(self.emu.image_checks())
+
+    def broken_images(self) -> list[str]:
+        """Each image URL in the app's posts that did not load (once), without its signature."""
+        lines = [f"{url.split('?', 1)[0]}: {why}" for url, why in self.emu.image_checks() if why]
+        return list(dict.fromkeys(lines))
 
     # ------------------------------------------------------------------ acting as people
 
@@ -237,6 +253,10 @@ class Stage:
             t("brief.variants", lang): str(variants),
         }
         return self.slack.submit_view(user_id, values)
+
+
+class BrokenImages(AssertionError):
+    """An image the app posted did not load where Slack would fetch it."""
 
 
 def wait_for(

@@ -278,6 +278,12 @@ class SlackEmulator:
         """Recorded requests, oldest first; ``upload_url`` and ``response_url`` included."""
         return self._log.matching(method)
 
+    def image_checks(self) -> list[tuple[str, str | None]]:
+        """With ``check_image_urls``: each ``image_url`` fetched as Slack fetches it, oldest
+        first, with why it did not load (None when it did)."""
+        with self.ws.lock:
+            return list(self.ws.image_checks)
+
     @property
     def warnings(self) -> list[str]:
         with self.ws.lock:

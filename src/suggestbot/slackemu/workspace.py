@@ -85,6 +85,8 @@ class Workspace:
         self.check_image_urls = False
         # url -> why Slack could not download it; filled per request before the lock is taken
         self.image_problems: dict[str, str | None] = {}
+        # Every image_url checked so, in order: (url, why it did not load or None).
+        self.image_checks: list[tuple[str, str | None]] = []
         self.users[BOT_USER_ID] = User(id=BOT_USER_ID, name=BOT_NAME, team_id=team_id, is_bot=True)
 
     # -- tokens --------------------------------------------------------------------------
@@ -344,7 +346,11 @@ class Workspace:
         return None
 
     def image_url_problem(self, url: str) -> str | None:
-        return self.image_problems.get(url) if self.check_image_urls else None
+        if not self.check_image_urls:
+            return None
+        problem = self.image_problems.get(url)
+        self.image_checks.append((url, problem))
+        return problem
 
     def check_message_content(
         self, *, method: str, text: Any, blocks: Any, attachments: Any
