@@ -179,16 +179,32 @@ def _markdown(text: str) -> dict[str, Any]:
     return {"type": "markdown", "text": text}
 
 
-def test_markdown_blocks_hold_12000_characters_in_total_per_message() -> None:
-    # Checked on the payload alone: 12,000 characters of block text would also pass the
-    # cumulative block-text cap, which the emulator applies after the Block Kit rules.
-    errors, _ = check_message(
-        blocks=[_markdown("m" * 6000), _markdown("n" * 6000)], slack_file_check=lambda f: None
+@pytest.mark.parametrize(
+    "blocks",
+    [[_markdown("m" * 12_000)], [_markdown("m" * 6000), _markdown("n" * 6000)]],
+    ids=["one block", "two blocks"],
+)
+def test_markdown_blocks_may_hold_12000_characters_in_total(ws: EmuSetup, blocks: Blocks) -> None:
+    # Over the wire, as Slack accepts it: a message of exactly 12,000 markdown characters.
+    posted = ws.client.chat_postMessage(channel=ws.general, text="t", blocks=blocks)
+    assert posted["ok"] is True
+    updated = ws.client.chat_update(channel=ws.general, ts=posted["ts"], text="t", blocks=blocks)
+    assert updated["ok"] is True
+
+
+@pytest.mark.parametrize(
+    "blocks",
+    [[_markdown("m" * 12_001)], [_markdown("m" * 6000), _markdown("n" * 6001)]],
+    ids=["one block", "two blocks"],
+)
+def test_markdown_blocks_holding_12001_characters_are_refused(ws: EmuSetup, blocks: Blocks) -> None:
+    with pytest.raises(SlackApiError) as refused:
+        ws.client.chat_postMessage(channel=ws.general, text="t", blocks=blocks)
+    assert refused.value.response["error"] == "invalid_blocks"
+    assert "markdown blocks must hold less than 12001 characters in total" in str(
+        refused.value.response["response_metadata"]
     )
-    assert errors == []
-    errors, _ = check_message(
-        blocks=[_markdown("m" * 6000), _markdown("n" * 6001)], slack_file_check=lambda f: None
-    )
+    errors, _ = check_message(blocks=blocks, slack_file_check=lambda f: None)
     assert errors == [
         "[ERROR] markdown blocks must hold less than 12001 characters in total "
         "[json-pointer:/blocks]"
