@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,11 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "13 of 13 steps worked." in done.stdout
+    # Every image URL the app posted was fetched as Slack fetches it, and loaded.
+    fetched = re.search(
+        r"Images: (\d+) image URLs the app posted were fetched; all loaded", done.stdout
+    )
+    assert fetched is not None and int(fetched[1]) >= 5, done.stdout[-2000:]
     for step in (
         "connects",
         "three variants",

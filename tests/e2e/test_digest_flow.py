@@ -179,8 +179,11 @@ def test_fifty_channels_sharing_two_pairs_read_twice_and_post_once_each(stage: S
     assert (report.due, report.reads, report.posted, report.failed) == (50, 2, 50, 0)
     service = stage.sandbox.counters.snapshot()
     assert service.get("GET /v1/inspiration") == 2
-    # The read carried the image URLs: no separate minting, nothing else asked of the service.
-    assert sum(service.values()) - service.get("POST /auth/token", 0) == 2
+    # The read carried the image URLs: no separate minting, nothing else asked of the service
+    # (the image downloads are Slack's, one per post, and every one loaded).
+    downloads = service.get("GET /images/{image_file}", 0)
+    assert downloads == 50 and stage.broken_images() == []
+    assert sum(service.values()) - service.get("POST /auth/token", 0) - downloads == 2
     slack = Counter(c.method for c in stage.emu.calls()[calls_before:])
     assert slack == Counter({"chat.postMessage": 50})
     for channel in channels:

@@ -16,30 +16,50 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+# Slack's shortcodes for the emoji the app sends, as the characters they stand for (a test keeps
+# every shortcode in the app's texts here, and a browser check that each one has a glyph).
 _EMOJI = {
-    "sparkles": "✨",
-    "hourglass_flowing_sand": "⏳",
-    "gear": "⚙️",
-    "outbox_tray": "📤",
-    "x": "❌",
-    "white_check_mark": "✅",
-    "warning": "⚠️",
-    "snail": "🐌",
-    "link": "🔗",
-    "newspaper": "📰",
+    "arrow_forward": "▶️",
     "bulb": "💡",
+    "clock3": "🕒",
+    "double_vertical_bar": "⏸️",
+    "gear": "⚙️",
+    "hourglass_flowing_sand": "⏳",
+    "link": "🔗",
+    "lock": "🔒",
+    "memo": "📝",
+    "newspaper": "📰",
+    "outbox_tray": "📤",
+    "snail": "🐌",
+    "sparkles": "✨",
+    "warning": "⚠️",
+    "wastebasket": "🗑️",
+    "white_check_mark": "✅",
+    "x": "❌",
+    "zzz": "💤",
 }
+_SHORTCODE = re.compile(r":([a-z0-9_+-]+):")
+
+
+def emojize(text: str) -> str:
+    """``text`` with each shortcode Slack would show as an emoji replaced by that emoji (others,
+    like the ``:30:`` of a time, stay as they are)."""
+    return _SHORTCODE.sub(lambda m: _EMOJI.get(m.group(1), m.group(0)), text)
+
 
 _STYLE = "".join(
     [
-        "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;background:#f4f4f6;"
+        # Emoji fonts last: the text keeps its face, the emoji get colour glyphs.
+        "body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif,Apple Color Emoji,"
+        "Segoe UI Emoji,Noto Color Emoji;background:#f4f4f6;"
         "margin:0;padding:24px;color:#1d1c1d}",
         "h1{font-size:22px}",
         " h2{font-size:16px;margin:28px 0 8px;color:#555}",
-        ".conv{background:#fff;border-radius:8px;padding:12px 16px;max-width:760px;"
+        ".conv{background:#fff;border-radius:8px;padding:12px 16px;max-width:800px;"
         "box-shadow:0 1px 3px #0002}",
         ".msg{display:flex;gap:10px;padding:8px 0;border-top:1px solid #eee}",
         ".msg:first-child{border-top:0}",
+        ".msg>div:last-child{min-width:0;flex:1}",
         ".avatar{width:36px;height:36px;border-radius:6px;background:#4a154b;color:#fff;"
         "display:flex;align-items:center;justify-content:center;font-weight:bold;flex:none}",
         ".person .avatar{background:#1264a3}",
@@ -58,7 +78,7 @@ _STYLE = "".join(
         ".eph{background:#f8f8fa;border-left:3px solid #999;padding:4px 8px;margin:4px 0}",
         "code{background:#f1f1f1;padding:0 3px;border-radius:3px}",
         ".carousel{display:flex;gap:10px;overflow-x:auto;padding:4px 0}",
-        ".card{flex:0 0 220px;border:1px solid #ddd;border-radius:8px;padding:8px;background:#fff}",
+        ".card{flex:0 0 200px;border:1px solid #ddd;border-radius:8px;padding:8px;background:#fff}",
         ".card img.block{max-width:100%}",
         ".card .title{font-weight:bold}",
         ".card .subtitle{color:#616061;font-size:13px}",
@@ -118,7 +138,7 @@ def mrkdwn_to_html(text: str, names: Mapping[str, str]) -> str:
     out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
     out = re.sub(r"(?<![\w*])\*([^*\n]+)\*(?![\w*])", r"<b>\1</b>", out)
     out = re.sub(r"(?<![\w_])_([^_\n]+)_(?![\w_])", r"<i>\1</i>", out)
-    out = re.sub(r":([a-z_]+):", lambda m: _EMOJI.get(m.group(1), m.group(0)), out)
+    out = emojize(out)
     lines = []
     for line in out.split("\n"):
         lines.append(f"<blockquote>{line[5:]}</blockquote>" if line.startswith("&gt; ") else line)
@@ -133,7 +153,7 @@ def markdown_to_html(text: str) -> str:
     items: list[str] = []
 
     def inline(line: str) -> str:
-        out = html.escape(line)
+        out = emojize(html.escape(line))
         out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
         out = re.sub(r"\*\*([^*]+)\*\*|__([^_]+)__", lambda m: f"<b>{m[1] or m[2]}</b>", out)
         out = re.sub(r"~~([^~]+)~~", r"<s>\1</s>", out)
@@ -165,14 +185,14 @@ def _text(obj: Mapping[str, Any] | None, names: Mapping[str, str]) -> str:
     if not obj:
         return ""
     if obj.get("type") == "plain_text":
-        return f'<div class="plain">{html.escape(obj.get("text", ""))}</div>'
+        return f'<div class="plain">{emojize(html.escape(obj.get("text", "")))}</div>'
     return mrkdwn_to_html(obj.get("text", ""), names)
 
 
 def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[str], str]) -> str:
     kind = block.get("type")
     if kind == "header":
-        return f'<div class="header">{html.escape(block["text"]["text"])}</div>'
+        return f'<div class="header">{emojize(html.escape(block["text"]["text"]))}</div>'
     if kind == "section":
         parts = [_text(block.get("text"), names)]
         parts += [_text(f, names) for f in block.get("fields") or []]
@@ -190,9 +210,7 @@ def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[
         return f'<img class="block" src="{src}" alt="{html.escape(block.get("alt_text", ""))}">'
     if kind == "actions":
         buttons = [
-            f'<span class="btn {e.get("style", "")}">{html.escape(e["text"]["text"])}</span>'
-            if e.get("type") == "button"
-            else _select(e)
+            _button(e) if e.get("type") == "button" else _select(e)
             for e in block["elements"]
             if e.get("type") in ("button", "static_select")
         ]
@@ -214,11 +232,11 @@ def _block(block: Mapping[str, Any], names: Mapping[str, str], image: Callable[[
 def _select(element: Mapping[str, Any]) -> str:
     """A select as it shows before it is opened: its choice, else its placeholder."""
     shown = (element.get("initial_option") or {}).get("text") or element.get("placeholder") or {}
-    return f'<span class="select">{html.escape(str(shown.get("text", "")))} ▾</span>'
+    return f'<span class="select">{emojize(html.escape(str(shown.get("text", ""))))} ▾</span>'
 
 
 def _button(element: Mapping[str, Any], css: str = "") -> str:
-    text = html.escape(str((element.get("text") or {}).get("text", "")))
+    text = emojize(html.escape(str((element.get("text") or {}).get("text", ""))))
     return f'<span class="btn {css or element.get("style", "")}">{text}</span>'
 
 
@@ -291,7 +309,9 @@ def render_html(
                     parts.append(f"<div class='status'>suggestbot {html.escape(status)}</div>")
                 parts.append("</div>")
         if scene.prompts:
-            chips = "".join(f"<span class='prompt'>{html.escape(p)}</span>" for p in scene.prompts)
+            chips = "".join(
+                f"<span class='prompt'>{emojize(html.escape(p))}</span>" for p in scene.prompts
+            )
             parts.append(f"<div class='prompts'>{chips}</div>")
         for note in scene.ephemerals:
             parts.append(f"<div class='eph'>🔒 {mrkdwn_to_html(note, names)}</div>")
