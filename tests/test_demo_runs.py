@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from suggestbot.demo.browser import check_page
+
 
 def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: Path) -> None:
     page = tmp_path / "transcript.html"
@@ -47,3 +49,7 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
     assert 'class="carousel"' in html and "Copy text" in html  # the gallery
     assert "Good suggestion" in html and "Usage in this workspace" in html  # feedback, panel
     assert "Workflow step completed" in html
+    # As a person sees it in a browser: every image loads, every emoji has a glyph.
+    report = check_page(page)
+    assert report.ok, report.problems()
+    assert report.images >= 3 and "✨" in report.symbols
