@@ -16,6 +16,14 @@ RUN pip install . \
     && chown suggestbot /data
 
 USER suggestbot
+# Smoke test at build, as the user the image runs as: the installed package (no source tree, no
+# test extras) starts, and every command loads its code and answers --help.
+RUN suggestbot --help \
+    && for command in serve sandbox demo backup db rotate-keys; do \
+        suggestbot "$command" --help > /dev/null || exit 1; \
+    done
+# Relative paths (the demo's transcript, a backup's target) land in the data volume.
+WORKDIR /data
 VOLUME ["/data"]
 EXPOSE 3000
 

@@ -27,6 +27,7 @@ _names = itertools.count(1)
 PARALLEL_ORDER = (
     "reliability",
     "test_demo_runs.py",
+    "test_installed_wheel.py",
     "e2e",
     "deploy",
     "jobs",
