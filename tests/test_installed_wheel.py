@@ -123,6 +123,15 @@ def test_the_wheel_is_installed_alone_without_test_dependencies(installed: Insta
         assert probe.returncode != 0, f"{module} is installed: the test would not see it missing"
 
 
+def test_no_module_of_the_package_imports_a_test_only_dependency() -> None:
+    pattern = re.compile(rf"^\s*(?:import|from)\s+({'|'.join(TEST_ONLY)})\b", re.MULTILINE)
+    found = {
+        path.relative_to(ROOT).as_posix(): pattern.findall(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "src" / "suggestbot").rglob("*.py")
+    }
+    assert {path: names for path, names in found.items() if names} == {}
+
+
 def test_every_command_answers_help(installed: Installed) -> None:
     listed = _checked(installed.run("suggestbot", "--help")).stdout
     for command in COMMANDS:
