@@ -10,7 +10,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from suggestbot.store.records import LinkedUser
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
-from suggestbot.ui.blocks.text import split_text
+from suggestbot.ui.blocks.text import quote, split_text
 from suggestbot.ui.messages import t
 
 
@@ -42,7 +42,7 @@ def build_failure_notice(*, lang: str, ref: str) -> Message:
 
 def build_unknown_subcommand(*, lang: str, sub: str) -> Message:
     """``/suggest <word>`` with a word it does not know: say so, then the help."""
-    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=sub))
+    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=quote(sub)))
 
 
 def build_connect_needed(*, lang: str, held_id: str) -> Message:
