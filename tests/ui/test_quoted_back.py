@@ -17,6 +17,7 @@ from suggestbot.slackemu.blockkit import check_message
 from suggestbot.ui import field_errors
 from suggestbot.ui.blocks.digest_notices import build_digest_not_found, build_digest_usage
 from suggestbot.ui.blocks.inspiration import build_pair_picker
+from suggestbot.ui.blocks.inspiration_notices import build_bad_option
 from suggestbot.ui.blocks.notices import build_unknown_subcommand
 from suggestbot.ui.blocks.rename import build_rename_refused
 from suggestbot.ui.blocks.results import Message
@@ -46,6 +47,7 @@ PLACES: dict[str, Callable[[str], Message]] = {
     "unknown /suggest subcommand": lambda w: build_unknown_subcommand(lang="en", sub=w),
     "unknown /suggest digest subcommand": lambda w: build_digest_usage(lang="de", sub=w),
     "digest id not found": lambda w: build_digest_not_found(lang="en", ref=w),
+    "unknown inspire option": lambda w: build_bad_option(lang="en", option=w),
     "inspire words matching nothing": lambda w: _picker(w, unknown=True),
     "inspire words matching several": lambda w: _picker(w, unknown=False),
     "thread name refused": lambda w: build_rename_refused(

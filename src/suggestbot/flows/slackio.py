@@ -24,10 +24,24 @@ UNREACHABLE_CHANNEL = frozenset(
     {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
 )
 METADATA_TYPE = "suggestbot_post"
+# Slack errors that mean "what you act on no longer exists", by what it was: a message deleted
+# meanwhile, a thread whose root was deleted, a modal closed before it was updated.
+GONE = {
+    "message_not_found": "message",
+    "cant_update_message": "message",
+    "thread_not_found": "thread",
+    "not_found": "view",
+    "view_not_found": "view",
+}
 
 
 def slack_error(exc: SlackApiError) -> str:
     return str(exc.response.get("error", "unknown_error"))
+
+
+def gone(exc: BaseException) -> str | None:
+    """What no longer exists when Slack refused a call for that reason (see :data:`GONE`)."""
+    return GONE.get(slack_error(exc)) if isinstance(exc, SlackApiError) else None
 
 
 def unavailable(exc: BaseException) -> bool:

@@ -53,7 +53,9 @@ def view_values(view: dict[str, Any]) -> dict[str, Any]:
                 selected = action.get("selected_option")
                 values[block_id] = selected.get("value") if selected else None
             elif kind == "checkboxes":
-                values[block_id] = [o["value"] for o in action.get("selected_options") or []]
+                values[block_id] = [
+                    str(o.get("value") or "") for o in action.get("selected_options") or []
+                ]
             elif kind == "number_input":
                 values[block_id] = action.get("value")
             else:
@@ -66,7 +68,7 @@ def selected_label(view: dict[str, Any], block_id: str) -> str | None:
     for action in (view.get("state") or {}).get("values", {}).get(block_id, {}).values():
         selected = action.get("selected_option")
         if selected:
-            return str(selected["text"]["text"])
+            return str((selected.get("text") or {}).get("text") or "") or None
     return None
 
 

@@ -40,6 +40,12 @@ def build_failure_notice(*, lang: str, ref: str) -> Message:
     return build_notice(lang=lang, text=t("error.generic", lang, ref=ref))
 
 
+def build_gone(*, lang: str, what: str) -> Message:
+    """What a press or reply acted on no longer exists in Slack (``what``: ``message``,
+    ``thread`` or ``view``)."""
+    return build_notice(lang=lang, text=t(f"gone.{what}", lang))
+
+
 def build_unknown_subcommand(*, lang: str, sub: str) -> Message:
     """``/suggest <word>`` with a word it does not know: say so, then the help."""
     return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=quote(sub)))
