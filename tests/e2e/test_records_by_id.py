@@ -1,0 +1,393 @@
+"""Every record named by id is acted on only by whom it belongs to (``flows.access``).
+
+Bruno has a private channel (with the app in it, Alice not). Everything of his there — a
+digest, a brief and its thread, a refinement, a kept text, a pending instruction, an
+inspiration offer, a list — and a copy of each in another workspace under Alice's own user id
+is named by Alice, in #marketing, in every way an id can arrive: a typed command, a button's
+value, a modal's metadata. Each time nothing of the record changes, nothing is posted or
+updated in Bruno's channel, and Alice reads nothing of it: the answer is the one a record that
+does not exist gets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from deliveries import press, select, settle, submit, text_input
+
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
+from suggestbot.flows import threads
+from suggestbot.store.conversation import ListState, PendingInstruction
+from suggestbot.store.offers import Offer, OfferedVariant
+from suggestbot.store.records import Digest, HeldInput
+from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.composer import choices_block_id
+from suggestbot.ui.messages import t
+
+pytestmark = pytest.mark.loopback
+
+OTHER_TEAM = "T0ELSEWHERE"
+SECRET = "Zephyr-7 private launch"  # in Bruno's brief: must never reach Alice
+
+
+class World:
+    """Bruno's records (``own``) and another workspace's (``elsewhere``), by kind."""
+
+    def __init__(self, stage: Stage, private: str) -> None:
+        self.stage, self.private = stage, private
+        self.own: dict[str, str] = {}
+        self.elsewhere: dict[str, str] = {}
+
+    @property
+    def records(self) -> Any:
+        assert self.stage.runtime is not None
+        return self.stage.runtime.deps.records
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    with Stage(data_dir=tmp_path_factory.mktemp("by_id") / "data") as stage:
+        private = stage.emu.add_channel("bruno-only", members=[BRUNO], is_private=True)
+        stage.emu.invite_bot(private)
+        stage.connect(ALICE)
+        stage.connect(BRUNO)
+        stage.brief(BRUNO, SECRET, channel=private)
+        wait_for(lambda: _done(stage, BRUNO), what="Bruno's brief", timeout=60)
+        w = World(stage, private)
+        _make_records(w)
+        yield w
+
+
+def _done(stage: Stage, user_id: str) -> Any:
+    records = stage.runtime.deps.records if stage.runtime else None
+    found = [r for r in records.requests.values() if r.user_id == user_id] if records else []
+    return found[0] if found and found[0].state == "done" and found[0].variants else None
+
+
+def _make_records(w: World) -> None:
+    """Bruno's records of every kind, and the same in another workspace under Alice's id."""
+    deps = w.stage.runtime.deps  # type: ignore[union-attr]
+    records = w.records
+    brief = _done(w.stage, BRUNO)
+    binding = threads.binding_of(deps, channel=brief.post_channel_id, thread_ts=brief.root_ts)
+    assert binding is not None
+    refinement = brief.model_copy(
+        update={
+            "id": "refinementofbruno",
+            "kind": "refinement",
+            "thread_ts": brief.root_ts,
+            "state": "failed",
+            "body": {"parent_suggestion_id": "s0", "instruction": SECRET},
+        }
+    )
+    primary = w.stage.demo.primary
+    digest = Digest(
+        team_id=brief.team_id,
+        channel_id=w.private,
+        created_by=BRUNO,
+        segment_id=next(iter(primary.segments.values())),
+        use_case_id=next(iter(primary.use_cases.values())),
+        segment_name="Secret segment",
+        use_case_name="Secret use case",
+        time="09:00",
+        tz="UTC",
+        weekdays=[0, 1, 2, 3, 4],
+    )
+    held = HeldInput(team_id=brief.team_id, user_id=BRUNO, channel_id=w.private, text=SECRET)
+    pending = PendingInstruction(
+        team_id=brief.team_id,
+        user_id=BRUNO,
+        channel=w.private,
+        thread_ts=brief.root_ts,
+        text=SECRET,
+    )
+    offer = Offer(
+        team_id=brief.team_id,
+        user_id=BRUNO,
+        channel_id=w.private,
+        segment_id="seg",
+        use_case_id="uc",
+        segment_name="Secret segment",
+        use_case_name="Secret use case",
+        locale="en-US",
+        suggestion_set_id="set-1",
+        variants=[OfferedVariant(suggestion_id="s1", variant_no=1, kind="email")],
+    )
+    listing = ListState(kind="threads", team_id=brief.team_id, user_id=BRUNO, page=1)
+    own = {
+        "request": brief,
+        "refinement": refinement,
+        "digest": digest,
+        "held": held,
+        "pending": pending,
+        "offer": offer,
+    }
+    for kind, record in own.items():
+        table = {
+            "request": records.requests,
+            "refinement": records.requests,
+            "digest": records.digests,
+            "held": records.held,
+            "pending": records.pending,
+            "offer": records.offers,
+        }[kind]
+        table.put(record.id, record)
+        w.own[kind] = record.id
+        copy = record.model_copy(
+            update={"id": f"x{record.id}"[: len(record.id)], "team_id": OTHER_TEAM}
+        )
+        for field in ("user_id", "created_by"):
+            if hasattr(copy, field):
+                copy = copy.model_copy(update={field: ALICE})  # Alice's id, another workspace
+        table.put(copy.id, copy)
+        w.elsewhere[kind] = copy.id
+    records.lists.put("listofbruno", listing)
+    records.lists.put(
+        "listelsewhere", listing.model_copy(update={"team_id": OTHER_TEAM, "user_id": ALICE})
+    )
+    w.own["list"], w.elsewhere["list"] = "listofbruno", "listelsewhere"
+    w.own["thread"] = binding.key
+    elsewhere = binding.model_copy(update={"team_id": OTHER_TEAM, "channel": "C0ELSEWHERE"})
+    records.thread_bindings.put(elsewhere.key, elsewhere)
+    w.elsewhere["thread"] = elsewhere.key
+
+
+def _snapshot(w: World) -> dict[str, Any]:
+    """Every record of Bruno's and of the other workspace, as stored."""
+    records = w.records
+    tables = {
+        "request": records.requests,
+        "refinement": records.requests,
+        "digest": records.digests,
+        "held": records.held,
+        "pending": records.pending,
+        "offer": records.offers,
+        "list": records.lists,
+        "thread": records.thread_bindings,
+    }
+    shot = {}
+    for ids_ in (w.own, w.elsewhere):
+        for kind, key in ids_.items():
+            found = tables[kind].get(key)
+            shot[f"{kind}:{key}"] = found.model_dump() if found is not None else None
+    return shot
+
+
+def _alice_saw(stage: Stage) -> str:
+    views = " ".join(str(v) for v in stage.emu.modal_stack(ALICE))
+    return stage.emu.ephemeral_transcript(ALICE) + views
+
+
+def _touched_private(stage: Stage, mark: int, private: str) -> list[str]:
+    return [
+        c.method
+        for c in stage.emu.calls()[mark:]
+        if c.args.get("channel") == private
+        and c.method in ("chat.postMessage", "chat.update", "chat.delete", "chat.postEphemeral")
+    ]
+
+
+# Each way Alice can name a record: (kind, how) → a function sending it with that record's id.
+def _ways(w: World) -> dict[str, Any]:
+    stage, here = w.stage, w.stage.channel
+
+    def button(action_id: str, value: str = "{id}", **extra: Any) -> Any:
+        return lambda rid: press(
+            stage, ALICE, here, action_id=action_id, value=value.format(id=rid), **extra
+        )
+
+    def command(text: str) -> Any:
+        return lambda rid: stage.slack.slash_command(ALICE, here, text.format(id=rid))
+
+    def thread_of(key: str) -> tuple[str, str]:
+        channel, _, ts = key.partition(":")
+        return channel, ts
+
+    def refine_submit(key: str) -> Any:
+        channel, ts = thread_of(key)
+        return submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_REFINE,
+            values={ids.INPUT_INSTRUCTION: text_input("shorter please")},
+            private_metadata={"channel": channel, "thread_ts": ts, "variant": 1},
+        )
+
+    def rename_submit(key: str) -> Any:
+        channel, ts = thread_of(key)
+        return submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_RENAME,
+            values={ids.INPUT_THREAD_NAME: text_input("Taken over")},
+            private_metadata={"channel": channel, "thread_ts": ts},
+        )
+
+    def brief_submit(field: str) -> Any:
+        return lambda rid: submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_BRIEF,
+            values={
+                ids.INPUT_BRIEF: text_input("Alice's own words"),
+                ids.INPUT_SEGMENT: select(next(iter(stage.demo.primary.segments.values()))),
+                ids.INPUT_USE_CASE: select(next(iter(stage.demo.primary.use_cases.values()))),
+                ids.INPUT_VARIANTS: select("1"),
+            },
+            private_metadata={field: rid, "channel": here},
+        )
+
+    def connect_submit(rid: str) -> Any:
+        return submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_CONNECT,
+            values={ids.INPUT_TOKEN: text_input(stage.user_token())},
+            private_metadata={"held": rid, "channel": here},
+        )
+
+    return {
+        "digest: /suggest digest remove": command("digest remove {id}"),
+        "digest: /suggest digest pause": command("digest pause {id}"),
+        "digest: /suggest digest resume": command("digest resume {id}"),
+        "digest: /suggest digest preview": command("digest preview {id}"),
+        "digest: [Remove]": button(ids.ACTION_DIGEST_REMOVE),
+        "digest: [Pause]": button(ids.ACTION_DIGEST_PAUSE),
+        "digest: [Preview]": button(ids.ACTION_DIGEST_PREVIEW),
+        "request: [Retry]": button(ids.ACTION_RETRY),
+        "request: [Edit and resend]": button(ids.ACTION_EDIT_RESEND),
+        "request: [Change]": button(ids.ACTION_CHANGE_DEFAULTS),
+        "request: [Check again]": button(ids.ACTION_CHECK_AGAIN),
+        "request: [Refresh preview]": button(ids.ACTION_REFRESH_PREVIEW, "{id}:1"),
+        "request: [Copy text]": button(ids.ACTION_COPY_TEXT, "{id}:1"),
+        "request: thumbs down": button(ids.ACTION_FEEDBACK, "down:{id}:1"),
+        "request: composer pick": lambda rid: press(
+            stage,
+            ALICE,
+            here,
+            action_id=ids.ACTION_COMPOSER_VARIANTS,
+            block_id=choices_block_id(rid),
+            selected="2",
+        ),
+        "request: brief modal editing it": brief_submit("request"),
+        "refinement: [Show instruction]": button(ids.ACTION_SHOW_INSTRUCTION),
+        "refinement: [Refine the newest turn]": button(ids.ACTION_REFINE_HEAD),
+        "refinement: [Resend without image]": button(ids.ACTION_RESEND_WITHOUT_IMAGE),
+        "refinement: [Refresh preview] of a turn": button(ids.ACTION_REFRESH_TURN),
+        "held: [Resend]": button(ids.ACTION_RESEND),
+        "held: [Connect account]": button(ids.ACTION_CONNECT, "held:{id}"),
+        "held: brief modal of kept text": brief_submit("held"),
+        "held: connect modal": connect_submit,
+        "pending: choose variant 1": button(f"{ids.ACTION_CHOOSE_VARIANT}.1", "{id}:1"),
+        "offer: [Share]": button(ids.ACTION_INSPIRE_SHARE, "{id}:s1"),
+        "offer: [Refine]": button(ids.ACTION_INSPIRE_REFINE, "{id}:s1"),
+        "list: [More]": button(ids.ACTION_LIST_MORE, "threads|list:{id}:1"),
+        "thread: [Rename thread]": button(ids.ACTION_RENAME_OPEN),
+        "thread: Refine… modal": refine_submit,
+        "thread: Rename modal": rename_submit,
+    }
+
+
+WAYS = [
+    "digest: /suggest digest remove",
+    "digest: /suggest digest pause",
+    "digest: /suggest digest resume",
+    "digest: /suggest digest preview",
+    "digest: [Remove]",
+    "digest: [Pause]",
+    "digest: [Preview]",
+    "request: [Retry]",
+    "request: [Edit and resend]",
+    "request: [Change]",
+    "request: [Check again]",
+    "request: [Refresh preview]",
+    "request: [Copy text]",
+    "request: thumbs down",
+    "request: composer pick",
+    "request: brief modal editing it",
+    "refinement: [Show instruction]",
+    "refinement: [Refine the newest turn]",
+    "refinement: [Resend without image]",
+    "refinement: [Refresh preview] of a turn",
+    "held: [Resend]",
+    "held: [Connect account]",
+    "held: brief modal of kept text",
+    "held: connect modal",
+    "pending: choose variant 1",
+    "offer: [Share]",
+    "offer: [Refine]",
+    "list: [More]",
+    "thread: [Rename thread]",
+    "thread: Refine… modal",
+    "thread: Rename modal",
+]
+
+
+@pytest.mark.parametrize("whose", ["another person's", "another workspace's"])
+@pytest.mark.parametrize("way", WAYS)
+def test_a_strangers_id_changes_nothing_and_shows_nothing(
+    world: World, way: str, whose: str
+) -> None:
+    stage = world.stage
+    kind = way.partition(":")[0]
+    rid = (world.own if whose == "another person's" else world.elsewhere)[kind]
+    before, mark = _snapshot(world), len(stage.emu.calls())
+    runs_before = _runs_created(stage)
+    seen_before = _alice_saw(stage)
+    ways = _ways(world)
+    assert set(ways) == set(WAYS)
+    answer = ways[way](rid)
+    assert answer.status == 200
+    settle(stage)
+    assert _snapshot(world) == before
+    assert _touched_private(stage, mark, world.private) == []
+    seen = _alice_saw(stage).replace(seen_before, "", 1)
+    for secret in (SECRET, "Secret segment", "Secret use case", world.private):
+        assert secret not in seen, (way, secret)
+    opened = [c for c in stage.emu.calls()[mark:] if c.method in ("views.open", "views.push")]
+    assert all(SECRET not in str(c.args) for c in opened)
+    if way != "request: brief modal editing it":  # Alice's own new brief, not Bruno's resent
+        assert _runs_created(stage) == runs_before
+    if way.startswith("digest: /suggest"):
+        not_found = t("digest.not_found", "en", ref=rid).split("`")[0]
+        wait_for(lambda: not_found in _alice_saw(stage).replace(seen_before, "", 1), what="it")
+
+
+def _runs_created(stage: Stage) -> int:
+    return int(stage.sandbox.counters.get("POST /v1/generation-runs") or 0)
+
+
+def test_the_owner_and_an_admin_in_the_channel_still_may(world: World) -> None:
+    """The rules let through whom they should: Bruno previews his own digest from another
+    channel; in #marketing, Alice (a member) previews Carol's digest there but may not pause
+    it, and Bruno, once an admin, may."""
+    stage, records = world.stage, world.records
+    team = _done(stage, BRUNO).team_id
+    carols = Digest(
+        team_id=team,
+        channel_id=stage.channel,
+        created_by=CAROL,
+        segment_id=next(iter(stage.demo.primary.segments.values())),
+        use_case_id=next(iter(stage.demo.primary.use_cases.values())),
+        segment_name="Carol's segment",
+        use_case_name="Carol's use case",
+        time="10:00",
+        tz="UTC",
+        weekdays=[0],
+    )
+    records.digests.put(carols.id, carols)
+    stage.slack.slash_command(BRUNO, stage.channel, f"digest preview {world.own['digest']}")
+    wait_for(lambda: "Secret segment" in stage.emu.ephemeral_transcript(BRUNO), what="preview")
+    press(stage, ALICE, stage.channel, action_id=ids.ACTION_DIGEST_PREVIEW, value=carols.id)
+    wait_for(lambda: "Carol's segment" in stage.emu.ephemeral_transcript(ALICE), what="preview")
+    stage.slack.slash_command(ALICE, stage.channel, f"digest pause {carols.id}")
+    settle(stage)
+    assert not records.digests.get(carols.id).paused
+    stage.emu.ws.users[BRUNO].is_admin = True
+    try:
+        stage.slack.slash_command(BRUNO, stage.channel, f"digest pause {carols.id}")
+        wait_for(lambda: records.digests.get(carols.id).paused, what="the admin's pause")
+    finally:
+        stage.emu.ws.users[BRUNO].is_admin = False
