@@ -39,6 +39,12 @@ class World:
         self.stage, self.private = stage, private
         self.own: dict[str, str] = {}
         self.elsewhere: dict[str, str] = {}
+        self.originals: list[tuple[Any, str, Any]] = []  # (table, key, record)
+
+    def restore(self) -> None:
+        """Every record as first made (so no case depends on what an earlier one did)."""
+        for table, key, record in self.originals:
+            table.put(key, record)
 
     @property
     def records(self) -> Any:
@@ -134,6 +140,7 @@ def _make_records(w: World) -> None:
             "offer": records.offers,
         }[kind]
         table.put(record.id, record)
+        w.originals.append((table, record.id, record))
         w.own[kind] = record.id
         copy = record.model_copy(
             update={"id": f"x{record.id}"[: len(record.id)], "team_id": OTHER_TEAM}
@@ -142,7 +149,17 @@ def _make_records(w: World) -> None:
             if hasattr(copy, field):
                 copy = copy.model_copy(update={field: ALICE})  # Alice's id, another workspace
         table.put(copy.id, copy)
+        w.originals.append((table, copy.id, copy))
         w.elsewhere[kind] = copy.id
+    w.originals += [
+        (records.lists, "listofbruno", listing),
+        (
+            records.lists,
+            "listelsewhere",
+            listing.model_copy(update={"team_id": OTHER_TEAM, "user_id": ALICE}),
+        ),
+        (records.thread_bindings, binding.key, binding),
+    ]
     records.lists.put("listofbruno", listing)
     records.lists.put(
         "listelsewhere", listing.model_copy(update={"team_id": OTHER_TEAM, "user_id": ALICE})
@@ -151,6 +168,7 @@ def _make_records(w: World) -> None:
     w.own["thread"] = binding.key
     elsewhere = binding.model_copy(update={"team_id": OTHER_TEAM, "channel": "C0ELSEWHERE"})
     records.thread_bindings.put(elsewhere.key, elsewhere)
+    w.originals.append((records.thread_bindings, elsewhere.key, elsewhere))
     w.elsewhere["thread"] = elsewhere.key
 
 
@@ -333,6 +351,7 @@ def test_a_strangers_id_changes_nothing_and_shows_nothing(
     stage = world.stage
     kind = way.partition(":")[0]
     rid = (world.own if whose == "another person's" else world.elsewhere)[kind]
+    world.restore()
     before, mark = _snapshot(world), len(stage.emu.calls())
     runs_before = _runs_created(stage)
     seen_before = _alice_saw(stage)
@@ -391,3 +410,26 @@ def test_the_owner_and_an_admin_in_the_channel_still_may(world: World) -> None:
         wait_for(lambda: records.digests.get(carols.id).paused, what="the admin's pause")
     finally:
         stage.emu.ws.users[BRUNO].is_admin = False
+
+
+def test_the_author_of_kept_text_sends_it_from_the_modal(world: World) -> None:
+    """The modal path a stranger's id goes nowhere on still works for the text's author."""
+    stage, records = world.stage, world.records
+    team = _done(stage, BRUNO).team_id
+    kept = HeldInput(team_id=team, user_id=BRUNO, channel_id=stage.channel, text="Bruno's kept")
+    records.held.put(kept.id, kept)
+    runs = _runs_created(stage)
+    answer = submit(
+        stage,
+        BRUNO,
+        callback_id=ids.VIEW_BRIEF,
+        values={
+            ids.INPUT_SEGMENT: select(next(iter(stage.demo.primary.segments.values()))),
+            ids.INPUT_USE_CASE: select(next(iter(stage.demo.primary.use_cases.values()))),
+            ids.INPUT_VARIANTS: select("1"),
+        },
+        private_metadata={"held": kept.id, "channel": stage.channel},
+    )
+    assert answer.status == 200 and "errors" not in answer.body
+    wait_for(lambda: _runs_created(stage) == runs + 1, what="the kept brief sent")
+    assert records.held.get(kept.id) is None
