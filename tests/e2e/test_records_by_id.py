@@ -16,11 +16,9 @@ from typing import Any
 
 import pytest
 from deliveries import press, select, settle, submit, text_input
+from strangers import SECRET, World, alice_saw, done, running_world, snapshot, touched_private
 
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
-from suggestbot.flows import threads
-from suggestbot.store.conversation import ListState, PendingInstruction
-from suggestbot.store.offers import Offer, OfferedVariant
 from suggestbot.store.records import Digest, HeldInput
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.composer import choices_block_id
@@ -28,183 +26,10 @@ from suggestbot.ui.messages import t
 
 pytestmark = pytest.mark.loopback
 
-OTHER_TEAM = "T0ELSEWHERE"
-SECRET = "Zephyr-7 private launch"  # in Bruno's brief: must never reach Alice
-
-
-class World:
-    """Bruno's records (``own``) and another workspace's (``elsewhere``), by kind."""
-
-    def __init__(self, stage: Stage, private: str) -> None:
-        self.stage, self.private = stage, private
-        self.own: dict[str, str] = {}
-        self.elsewhere: dict[str, str] = {}
-        self.originals: list[tuple[Any, str, Any]] = []  # (table, key, record)
-
-    def restore(self) -> None:
-        """Every record as first made (so no case depends on what an earlier one did)."""
-        for table, key, record in self.originals:
-            table.put(key, record)
-
-    @property
-    def records(self) -> Any:
-        assert self.stage.runtime is not None
-        return self.stage.runtime.deps.records
-
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
-    with Stage(data_dir=tmp_path_factory.mktemp("by_id") / "data") as stage:
-        private = stage.emu.add_channel("bruno-only", members=[BRUNO], is_private=True)
-        stage.emu.invite_bot(private)
-        stage.connect(ALICE)
-        stage.connect(BRUNO)
-        stage.brief(BRUNO, SECRET, channel=private)
-        wait_for(lambda: _done(stage, BRUNO), what="Bruno's brief", timeout=60)
-        w = World(stage, private)
-        _make_records(w)
-        yield w
-
-
-def _done(stage: Stage, user_id: str) -> Any:
-    records = stage.runtime.deps.records if stage.runtime else None
-    found = [r for r in records.requests.values() if r.user_id == user_id] if records else []
-    return found[0] if found and found[0].state == "done" and found[0].variants else None
-
-
-def _make_records(w: World) -> None:
-    """Bruno's records of every kind, and the same in another workspace under Alice's id."""
-    deps = w.stage.runtime.deps  # type: ignore[union-attr]
-    records = w.records
-    brief = _done(w.stage, BRUNO)
-    binding = threads.binding_of(deps, channel=brief.post_channel_id, thread_ts=brief.root_ts)
-    assert binding is not None
-    refinement = brief.model_copy(
-        update={
-            "id": "refinementofbruno",
-            "kind": "refinement",
-            "thread_ts": brief.root_ts,
-            "state": "failed",
-            "body": {"parent_suggestion_id": "s0", "instruction": SECRET},
-        }
-    )
-    primary = w.stage.demo.primary
-    digest = Digest(
-        team_id=brief.team_id,
-        channel_id=w.private,
-        created_by=BRUNO,
-        segment_id=next(iter(primary.segments.values())),
-        use_case_id=next(iter(primary.use_cases.values())),
-        segment_name="Secret segment",
-        use_case_name="Secret use case",
-        time="09:00",
-        tz="UTC",
-        weekdays=[0, 1, 2, 3, 4],
-    )
-    held = HeldInput(team_id=brief.team_id, user_id=BRUNO, channel_id=w.private, text=SECRET)
-    pending = PendingInstruction(
-        team_id=brief.team_id,
-        user_id=BRUNO,
-        channel=w.private,
-        thread_ts=brief.root_ts,
-        text=SECRET,
-    )
-    offer = Offer(
-        team_id=brief.team_id,
-        user_id=BRUNO,
-        channel_id=w.private,
-        segment_id="seg",
-        use_case_id="uc",
-        segment_name="Secret segment",
-        use_case_name="Secret use case",
-        locale="en-US",
-        suggestion_set_id="set-1",
-        variants=[OfferedVariant(suggestion_id="s1", variant_no=1, kind="email")],
-    )
-    listing = ListState(kind="threads", team_id=brief.team_id, user_id=BRUNO, page=1)
-    own = {
-        "request": brief,
-        "refinement": refinement,
-        "digest": digest,
-        "held": held,
-        "pending": pending,
-        "offer": offer,
-    }
-    for kind, record in own.items():
-        table = {
-            "request": records.requests,
-            "refinement": records.requests,
-            "digest": records.digests,
-            "held": records.held,
-            "pending": records.pending,
-            "offer": records.offers,
-        }[kind]
-        table.put(record.id, record)
-        w.originals.append((table, record.id, record))
-        w.own[kind] = record.id
-        copy = record.model_copy(
-            update={"id": f"x{record.id}"[: len(record.id)], "team_id": OTHER_TEAM}
-        )
-        for field in ("user_id", "created_by"):
-            if hasattr(copy, field):
-                copy = copy.model_copy(update={field: ALICE})  # Alice's id, another workspace
-        table.put(copy.id, copy)
-        w.originals.append((table, copy.id, copy))
-        w.elsewhere[kind] = copy.id
-    w.originals += [
-        (records.lists, "listofbruno", listing),
-        (
-            records.lists,
-            "listelsewhere",
-            listing.model_copy(update={"team_id": OTHER_TEAM, "user_id": ALICE}),
-        ),
-        (records.thread_bindings, binding.key, binding),
-    ]
-    records.lists.put("listofbruno", listing)
-    records.lists.put(
-        "listelsewhere", listing.model_copy(update={"team_id": OTHER_TEAM, "user_id": ALICE})
-    )
-    w.own["list"], w.elsewhere["list"] = "listofbruno", "listelsewhere"
-    w.own["thread"] = binding.key
-    elsewhere = binding.model_copy(update={"team_id": OTHER_TEAM, "channel": "C0ELSEWHERE"})
-    records.thread_bindings.put(elsewhere.key, elsewhere)
-    w.originals.append((records.thread_bindings, elsewhere.key, elsewhere))
-    w.elsewhere["thread"] = elsewhere.key
-
-
-def _snapshot(w: World) -> dict[str, Any]:
-    """Every record of Bruno's and of the other workspace, as stored."""
-    records = w.records
-    tables = {
-        "request": records.requests,
-        "refinement": records.requests,
-        "digest": records.digests,
-        "held": records.held,
-        "pending": records.pending,
-        "offer": records.offers,
-        "list": records.lists,
-        "thread": records.thread_bindings,
-    }
-    shot = {}
-    for ids_ in (w.own, w.elsewhere):
-        for kind, key in ids_.items():
-            found = tables[kind].get(key)
-            shot[f"{kind}:{key}"] = found.model_dump() if found is not None else None
-    return shot
-
-
-def _alice_saw(stage: Stage) -> str:
-    views = " ".join(str(v) for v in stage.emu.modal_stack(ALICE))
-    return stage.emu.ephemeral_transcript(ALICE) + views
-
-
-def _touched_private(stage: Stage, mark: int, private: str) -> list[str]:
-    return [
-        c.method
-        for c in stage.emu.calls()[mark:]
-        if c.args.get("channel") == private
-        and c.method in ("chat.postMessage", "chat.update", "chat.delete", "chat.postEphemeral")
-    ]
+    yield from running_world(tmp_path_factory.mktemp("by_id") / "data")
 
 
 # Each way Alice can name a record: (kind, how) → a function sending it with that record's id.
@@ -352,17 +177,17 @@ def test_a_strangers_id_changes_nothing_and_shows_nothing(
     kind = way.partition(":")[0]
     rid = (world.own if whose == "another person's" else world.elsewhere)[kind]
     world.restore()
-    before, mark = _snapshot(world), len(stage.emu.calls())
+    before, mark = snapshot(world), len(stage.emu.calls())
     runs_before = _runs_created(stage)
-    seen_before = _alice_saw(stage)
+    seen_before = alice_saw(stage)
     ways = _ways(world)
     assert set(ways) == set(WAYS)
     answer = ways[way](rid)
     assert answer.status == 200
     settle(stage)
-    assert _snapshot(world) == before
-    assert _touched_private(stage, mark, world.private) == []
-    seen = _alice_saw(stage).replace(seen_before, "", 1)
+    assert snapshot(world) == before
+    assert touched_private(stage, mark, world.private) == []
+    seen = alice_saw(stage).replace(seen_before, "", 1)
     for secret in (SECRET, "Secret segment", "Secret use case", world.private):
         assert secret not in seen, (way, secret)
     opened = [c for c in stage.emu.calls()[mark:] if c.method in ("views.open", "views.push")]
@@ -371,7 +196,7 @@ def test_a_strangers_id_changes_nothing_and_shows_nothing(
         assert _runs_created(stage) == runs_before
     if way.startswith("digest: /suggest"):
         not_found = t("digest.not_found", "en", ref=rid).split("`")[0]
-        wait_for(lambda: not_found in _alice_saw(stage).replace(seen_before, "", 1), what="it")
+        wait_for(lambda: not_found in alice_saw(stage).replace(seen_before, "", 1), what="it")
 
 
 def _runs_created(stage: Stage) -> int:
@@ -383,7 +208,7 @@ def test_the_owner_and_an_admin_in_the_channel_still_may(world: World) -> None:
     channel; in #marketing, Alice (a member) previews Carol's digest there but may not pause
     it, and Bruno, once an admin, may."""
     stage, records = world.stage, world.records
-    team = _done(stage, BRUNO).team_id
+    team = done(stage, BRUNO).team_id
     carols = Digest(
         team_id=team,
         channel_id=stage.channel,
@@ -415,7 +240,7 @@ def test_the_owner_and_an_admin_in_the_channel_still_may(world: World) -> None:
 def test_the_author_of_kept_text_sends_it_from_the_modal(world: World) -> None:
     """The modal path a stranger's id goes nowhere on still works for the text's author."""
     stage, records = world.stage, world.records
-    team = _done(stage, BRUNO).team_id
+    team = done(stage, BRUNO).team_id
     kept = HeldInput(team_id=team, user_id=BRUNO, channel_id=stage.channel, text="Bruno's kept")
     records.held.put(kept.id, kept)
     runs = _runs_created(stage)
