@@ -40,6 +40,7 @@ PRESS = {
 SUBMISSION = {
     "type": "view_submission",
     "user": {"id": "U1", "team_id": "T1"},
+    "trigger_id": "1.4",
     "view": {
         "id": "V1",
         "type": "modal",
@@ -80,21 +81,32 @@ def test_slacks_own_shapes_pass(body: dict[str, Any]) -> None:
         (COMMAND, "user_id", KeyError, "user_id"),
         (COMMAND, "channel_id", "", "channel_id"),
         (COMMAND, "team_id", KeyError, "team_id"),
+        (COMMAND, "trigger_id", KeyError, "trigger_id"),
+        (PRESS, "trigger_id", KeyError, "trigger_id"),
         (PRESS, "actions", [], "actions"),
         (PRESS, "actions", {"a": 1}, "actions"),
-        (PRESS, "actions.0.action_id", 5, "actions[].action_id"),
-        (PRESS, "actions.0.selected_option", "v", "actions[].selected_option"),
+        (PRESS, "actions.0.action_id", 5, "actions.action_id"),
+        (PRESS, "actions.0.selected_option", "v", "actions.selected_option"),
         (PRESS, "user", None, "user.id"),
+        (PRESS, "channel", ["C1"], "channel"),
         (PRESS, "channel", "C1", "channel"),
+        (PRESS, "trigger_id", "\ud800", "trigger_id"),
         (PRESS, "state", {"values": []}, "state.values"),
         (SUBMISSION, "view.state.values", [], "view.state.values"),
         (SUBMISSION, "view.state.values.b", "x", "view.state.values"),
         (SUBMISSION, "view.state.values.b.a.selected_option", "x", "view.state.values"),
         (SUBMISSION, "view", None, "view"),
         (SUBMISSION, "view.private_metadata", {"a": 1}, "view.private_metadata"),
+        (SUBMISSION, "view.type", KeyError, "view"),
+        (PRESS, "enterprise", 7, "enterprise"),
+        (PRESS, "view", None, "view"),
+        (SUBMISSION, "response_urls", None, "response_urls"),
+        (SUBMISSION, "response_urls", "x", "response_urls"),
+        (EVENT, "authorizations", ["x"], "authorizations"),
+        (EVENT, "event.message", "x", "event.message"),
         (EVENT, "event", None, "event"),
         (EVENT, "event.type", None, "event.type"),
-        (EVENT, "event.user", {"id": "U1"}, "event.user"),
+        (EVENT, "event.user", ["U1"], "event.user"),
         (EVENT, "event.blocks", "x", "event.blocks"),
     ],
 )
@@ -107,7 +119,14 @@ def test_a_field_missing_or_of_the_wrong_type_is_answered_200(
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"type": 5}, {"type": "nonsense"}, {"type": "url_verification"}, {"text": "hi"}],
+    [
+        {},
+        {"type": 5},
+        {"type": []},
+        {"type": "nonsense"},
+        {"type": "url_verification"},
+        {"text": "hi"},
+    ],
 )
 def test_a_body_that_is_not_slacks_is_400(body: dict[str, Any]) -> None:
     found = misshapen(body)
@@ -162,3 +181,22 @@ def test_the_reported_shapes_get_200_and_a_warning_over_http(
     warned = [r.getMessage() for r in caplog.records if r.name == "suggestbot.slackapp.shape"]
     assert len(warned) == 5
     assert stage.slack.slash_command(ALICE, stage.channel, "help").status == 200
+
+
+def test_a_body_nested_deeper_than_slacks_is_400() -> None:
+    from suggestbot.slackapp.shape import misshapen_answer
+
+    body: dict[str, Any] = {"type": "block_actions", "user": {"id": "U1"}}
+    inner = body
+    for _ in range(5000):
+        inner["message"] = {}
+        inner = inner["message"]
+    answer = misshapen_answer(body)
+    assert answer is not None and answer.status == 400
+
+
+def test_a_lone_surrogate_outside_a_modals_inputs_is_not_text() -> None:
+    event = changed(EVENT, "event.text", "\ud800")
+    assert misshapen(event) == (200, "event_callback", "event.text")
+    typed = changed(SUBMISSION, "view.state.values.b.a.value", "\ud800")
+    assert misshapen(typed) is None  # the text guard's: the modal stays open with an error

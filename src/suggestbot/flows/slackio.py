@@ -32,7 +32,12 @@ GONE = {
     "thread_not_found": "thread",
     "not_found": "view",
     "view_not_found": "view",
+    # A modal opened too late (a slow answer) or twice: the press is what is gone.
+    "expired_trigger_id": "trigger",
+    "exchanged_trigger_id": "trigger",
 }
+# Slack errors of chat.postEphemeral that a direct message gets round.
+_NOT_EPHEMERAL = UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 
 
 def slack_error(exc: SlackApiError) -> str:
@@ -101,7 +106,7 @@ def notify(
         )
         return
     except SlackApiError as exc:
-        if slack_error(exc) not in UNREACHABLE_CHANNEL:
+        if slack_error(exc) not in _NOT_EPHEMERAL:
             raise
     post(deps, channel=open_dm(deps, user_id), message=message)
 

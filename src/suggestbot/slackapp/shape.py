@@ -44,9 +44,43 @@ _INTERACTIVE = {
 # Envelope types of the Events API.
 _EVENTS = {"event_callback", "url_verification", "app_rate_limited"}
 # The fields of a slash command every listener reads.
-_COMMAND_FIELDS = ("command", "team_id", "user_id", "channel_id")
-# Fields that, when present, are objects (a listener reads ``(body.get(x) or {}).get(...)``).
-_OBJECTS = ("team", "channel", "container", "message", "view", "enterprise", "state")
+_COMMAND_FIELDS = ("command", "team_id", "user_id", "channel_id", "trigger_id")
+# Interactive payloads that always carry a trigger (a listener may open a modal with it).
+_TRIGGERED = {"block_actions", "message_action", "shortcut", "view_submission"}
+
+# Wherever they appear in the objects walked (see ``_walk``), these fields are read as:
+# ids and other words (a string, or absent/null);
+_WORDS = {
+    "id", "team_id", "user_id", "channel_id", "enterprise_id", "thread_ts", "ts", "message_ts",
+    "trigger_id", "response_url", "callback_id", "action_id", "block_id", "type", "event_id",
+    "api_app_id", "user_team", "function_execution_id", "bot_access_token", "private_metadata",
+    "hash", "external_id", "subtype", "bot_id", "channel_type", "tab", "event_ts", "value",
+    "app_installed_team_id", "root_view_id", "previous_view_id", "selected_date",
+    "selected_time", "client_msg_id", "parent_user_id", "command", "challenge",
+}  # fmt: skip
+# a person, workspace or channel: an id, or an object with an ``id``;
+_REFERENCES = {"user", "team", "channel", "enterprise"}
+# objects;
+_OBJECTS = {
+    "event", "message", "previous_message", "item", "assistant_thread", "container", "view",
+    "state", "function", "inputs", "bot_profile", "selected_option", "values",
+}  # fmt: skip
+# lists of objects.
+_LISTS = {"authorizations", "actions", "selected_options", "files", "response_urls"}
+# Lists of anything (Block Kit is read where it is drawn, not here).
+_ANY_LISTS = {"blocks", "attachments"}
+# Fields Bolt reads as present-means-usable: null is as wrong as a wrong type.
+_NEVER_NULL = {"view", "event", "response_urls", "actions"}
+# Objects walked into (their fields checked as above); Block Kit and inputs are not.
+_WALKED = (
+    _REFERENCES
+    | (_OBJECTS - {"inputs", "values"})
+    | {
+        "authorizations",
+        "actions",
+        "response_urls",
+    }
+)
 
 
 class Misshapen(NamedTuple):
@@ -60,7 +94,10 @@ class Misshapen(NamedTuple):
 def misshapen_answer(body: Mapping[str, Any]) -> BoltResponse | None:
     """The answer to a delivery whose shape Bolt cannot take (logged once, as a WARNING), or
     None for one it can."""
-    found = misshapen(body)
+    try:
+        found = misshapen(body)
+    except RecursionError:  # nested deeper than any of Slack's deliveries
+        found = Misshapen(400, "unknown", "nesting")
     if found is None:
         return None
     log.warning(
@@ -81,8 +118,15 @@ def misshapen_answer(body: Mapping[str, Any]) -> BoltResponse | None:
 def misshapen(body: Mapping[str, Any]) -> Misshapen | None:
     """Why ``body`` (already parsed) cannot be handed to Bolt, or None when it can."""
     kind = body.get("type")
+    if not isinstance(kind, str | None):
+        return Misshapen(400, "unknown", "type")
     if kind is None and "command" in body:
         return _command(body)
+    where = _not_text(body, "", skip="view.state" if kind == "view_submission" else None)
+    if where is not None:
+        # A lone surrogate ("\\ud800" in JSON) is no text: it cannot be stored or sent on.
+        # Typed into a modal it is the text guard's, which keeps the modal open with an error.
+        return Misshapen(200, str(kind), where)
     if kind in _EVENTS:
         return _event(body, str(kind))
     if kind in _INTERACTIVE:
@@ -94,7 +138,7 @@ def _command(body: Mapping[str, Any]) -> Misshapen | None:
     for name in _COMMAND_FIELDS:
         if not _text(body.get(name)):
             return Misshapen(200, "command", name)
-    for name in ("text", "trigger_id", "response_url"):
+    for name in ("text", "response_url"):
         if not isinstance(body.get(name, ""), str):
             return Misshapen(200, "command", name)
     return None
@@ -103,6 +147,9 @@ def _command(body: Mapping[str, Any]) -> Misshapen | None:
 def _event(body: Mapping[str, Any], kind: str) -> Misshapen | None:
     if kind == "url_verification":
         return None if _text(body.get("challenge")) else Misshapen(400, kind, "challenge")
+    wrong = _walk(body, "")
+    if wrong:
+        return Misshapen(200, kind, wrong)
     if kind != "event_callback":
         return None
     event = body.get("event")
@@ -110,18 +157,8 @@ def _event(body: Mapping[str, Any], kind: str) -> Misshapen | None:
         return Misshapen(200, kind, "event")
     if not _text(event.get("type")):
         return Misshapen(200, kind, "event.type")
-    for name in ("user", "channel", "text", "ts", "thread_ts", "subtype", "bot_id"):
-        if not isinstance(event.get(name, ""), str | None):
-            return Misshapen(200, kind, f"event.{name}")
-    for name in ("message", "previous_message", "view", "inputs", "function"):
-        if not isinstance(event.get(name, {}), dict | None):
-            return Misshapen(200, kind, f"event.{name}")
-    for name in ("blocks", "files", "attachments"):
-        if not isinstance(event.get(name, []), list | None):
-            return Misshapen(200, kind, f"event.{name}")
-    for name in ("event_id", "team_id", "api_app_id"):
-        if not isinstance(body.get(name, ""), str):
-            return Misshapen(200, kind, name)
+    if not isinstance(event.get("text", ""), str | None):
+        return Misshapen(200, kind, "event.text")
     return None
 
 
@@ -129,96 +166,120 @@ def _interactive(body: Mapping[str, Any], kind: str) -> Misshapen | None:
     user = body.get("user")
     if not isinstance(user, dict) or not _text(user.get("id")):
         return Misshapen(200, kind, "user.id")
-    if not isinstance(user.get("team_id", ""), str | None):
-        return Misshapen(200, kind, "user.team_id")
-    for name in _OBJECTS:
-        if not isinstance(body.get(name, {}), dict | None):
+    if kind in _TRIGGERED and not _text(body.get("trigger_id")):
+        return Misshapen(200, kind, "trigger_id")
+    for name in _REFERENCES:  # objects in an interactive payload, never bare ids
+        if not isinstance(body.get(name) or {}, dict):
             return Misshapen(200, kind, name)
-    for name in ("trigger_id", "response_url", "callback_id", "action_id", "value"):
-        if not isinstance(body.get(name, ""), str | None):
-            return Misshapen(200, kind, name)
-    for name, mapping in (("team", body.get("team")), ("channel", body.get("channel"))):
-        if isinstance(mapping, dict) and not isinstance(mapping.get("id", ""), str | None):
-            return Misshapen(200, kind, f"{name}.id")
+    wrong = _walk(body, "")
+    if wrong:
+        return Misshapen(200, kind, wrong)
     if kind == "block_actions":
-        problem = _actions(body.get("actions"))
-        if problem:
-            return Misshapen(200, kind, problem)
-    if kind in ("view_submission", "view_closed") and not isinstance(body.get("view"), dict):
-        return Misshapen(200, kind, "view")
-    view = body.get("view")
-    if isinstance(view, dict):
-        problem = _view(view)
-        if problem:
-            return Misshapen(200, kind, f"view.{problem}")
-    if kind in ("block_actions", "block_suggestion"):
-        problem = _state(body.get("state"))
-        if problem:
-            return Misshapen(200, kind, problem)
-    return None
-
-
-def _actions(actions: Any) -> str | None:
-    if not isinstance(actions, list) or not actions:
-        return "actions"
-    for action in actions:
-        if not isinstance(action, dict) or not _text(action.get("action_id")):
-            return "actions[].action_id"
-        for name in ("block_id", "value", "type", "selected_date", "selected_time"):
-            if not isinstance(action.get(name, ""), str | None):
-                return f"actions[].{name}"
-        selected = action.get("selected_option")
-        if not isinstance(selected if selected is not None else {}, dict):
-            return "actions[].selected_option"
-        if isinstance(selected, dict) and not isinstance(selected.get("value", ""), str):
-            return "actions[].selected_option.value"
-        options = action.get("selected_options")
-        if options is not None and not (
-            isinstance(options, list) and all(isinstance(o, dict) for o in options)
+        actions = body.get("actions")
+        if not isinstance(actions, list) or not actions:
+            return Misshapen(200, kind, "actions")
+        if not all(_text(action.get("action_id")) for action in actions):
+            return Misshapen(200, kind, "actions.action_id")
+    if kind in ("view_submission", "view_closed"):
+        view = body.get("view")
+        if not isinstance(view, dict) or not (
+            _text(view.get("type")) and _text(view.get("callback_id"))
         ):
-            return "actions[].selected_options"
+            return Misshapen(200, kind, "view")
+    places = (("state", body.get("state")), ("view.state", (body.get("view") or {}).get("state")))
+    for where, state in places:
+        if not _state(state):
+            return Misshapen(200, kind, f"{where}.values")
     return None
 
 
-def _view(view: Mapping[str, Any]) -> str | None:
-    for name in ("id", "type", "callback_id", "private_metadata", "hash", "external_id"):
-        if not isinstance(view.get(name, ""), str | None):
-            return name
-    if not isinstance(view.get("blocks", []), list | None):
-        return "blocks"
-    return _state(view.get("state"))
-
-
-def _state(state: Any) -> str | None:
-    """``state.values``: block id → action id → element state, every level an object."""
-    if state is None:
+def _not_text(value: Any, where: str, *, skip: str | None) -> str | None:
+    """The first path in ``value`` holding a string that is not text (see :func:`_encodable`),
+    leaving out ``skip``."""
+    if where.rstrip(".") == skip:
         return None
-    if not isinstance(state, dict):
-        return "state"
-    values = state.get("values", {})
-    if not isinstance(values, dict):
-        return "state.values"
-    for elements in values.values():
-        if not isinstance(elements, dict):
-            return "state.values"
-        for element in elements.values():
-            if not isinstance(element, dict):
-                return "state.values"
-            selected = element.get("selected_option")
-            if selected is not None and not isinstance(selected, dict):
-                return "state.values"
-            if isinstance(selected, dict) and not (
-                isinstance(selected.get("value", ""), str)
-                and isinstance(selected.get("text", {}), dict)
-            ):
-                return "state.values"
-            options = element.get("selected_options")
-            if options is not None and not (
-                isinstance(options, list) and all(isinstance(o, dict) for o in options)
-            ):
-                return "state.values"
+    if isinstance(value, str):
+        return None if _encodable(value) else where.rstrip(".") or "body"
+    items = (
+        value.items()
+        if isinstance(value, dict)
+        else enumerate(value)
+        if isinstance(value, list)
+        else []
+    )
+    for key, inner in items:
+        if isinstance(key, str) and not _encodable(key):
+            return f"{where}{key!r}"
+        found = _not_text(inner, f"{where}{key}.", skip=skip)
+        if found is not None:
+            return found
     return None
+
+
+def _walk(value: Mapping[str, Any], where: str) -> str | None:
+    """The first field (``a.b.c``) of ``value`` or the objects in it that is not of the type
+    it is read as, or None."""
+    for key, inner in value.items():
+        path = f"{where}{key}"
+        if inner is None:
+            if key in _NEVER_NULL:
+                return path
+            continue
+        if key in _WORDS and not isinstance(inner, str):
+            return path
+        if key in _REFERENCES and not isinstance(inner, str | dict):
+            return path
+        if key in _OBJECTS and not isinstance(inner, dict):
+            return path
+        if key in _LISTS and not (
+            isinstance(inner, list) and all(isinstance(item, dict) for item in inner)
+        ):
+            return path
+        if key in _ANY_LISTS and not isinstance(inner, list):
+            return path
+        if key not in _WALKED:
+            continue
+        for item in inner if isinstance(inner, list) else [inner]:
+            if isinstance(item, dict):
+                wrong = _walk(item, f"{path}.")
+                if wrong:
+                    return wrong
+    return None
+
+
+def _state(state: Any) -> bool:
+    """Whether ``state.values`` reads as block id → action id → element state (all objects,
+    options with a text and a value)."""
+    if state is None:
+        return True
+    values = state.get("values") if isinstance(state, dict) else None
+    if not isinstance(values, dict | None):
+        return False
+    for elements in (values or {}).values():
+        if not isinstance(elements, dict):
+            return False
+        for element in elements.values():
+            if not isinstance(element, dict) or _walk(element, ""):
+                return False
+            options = [element.get("selected_option"), *(element.get("selected_options") or [])]
+            for option in options:
+                if option is not None and not (
+                    isinstance(option.get("value", ""), str)
+                    and isinstance(option.get("text", {}), dict)
+                ):
+                    return False
+    return True
 
 
 def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
+    return isinstance(value, str) and bool(value) and _encodable(value)
+
+
+def _encodable(value: str) -> bool:
+    """Whether ``value`` is text at all: a lone surrogate (``"\\ud800"`` in JSON) is not, and
+    cannot be stored or sent on."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -248,6 +248,8 @@ _EN: dict[str, str] = {
     "one with `/suggest brief`.",
     "gone.view": "That window was closed before I could fill it in. Open it again if you "
     "still need it.",
+    "gone.trigger": "That took too long to open. Please press the button (or send the "
+    "command) again.",
     "error.not_found": "The service does not know that item, or you may not see it.",
     "error.rate_limited": "The service is busy; try again in {seconds} seconds.",
     # ready-made content (/suggest inspire) and digests (/suggest digest)
@@ -842,6 +844,8 @@ _DE: dict[str, str] = {
     "Beginne einen neuen mit `/suggest brief`.",
     "gone.view": "Das Fenster wurde geschlossen, bevor ich es füllen konnte. Öffne es erneut, "
     "wenn du es noch brauchst.",
+    "gone.trigger": "Das Öffnen hat zu lange gedauert. Bitte drücke den Button (oder sende den "
+    "Befehl) erneut.",
     "error.not_found": "Der Dienst kennt dieses Element nicht, oder du darfst es nicht sehen.",
     "error.rate_limited": "Der Dienst ist ausgelastet; versuche es in {seconds} Sekunden erneut.",
     # ready-made content (/suggest inspire) and digests (/suggest digest)

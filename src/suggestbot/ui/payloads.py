@@ -44,7 +44,7 @@ def delivery_key(body: dict[str, Any]) -> str | None:
 def view_values(view: dict[str, Any]) -> dict[str, Any]:
     """Input values of a submitted view by block id: text, selected option value, or list."""
     values: dict[str, Any] = {}
-    for block_id, actions in (view.get("state") or {}).get("values", {}).items():
+    for block_id, actions in ((view.get("state") or {}).get("values") or {}).items():
         for action in actions.values():
             kind = action.get("type")
             if kind == "plain_text_input":
@@ -65,7 +65,7 @@ def view_values(view: dict[str, Any]) -> dict[str, Any]:
 
 def selected_label(view: dict[str, Any], block_id: str) -> str | None:
     """The visible text of the option selected in ``block_id`` (a segment's name, say)."""
-    for action in (view.get("state") or {}).get("values", {}).get(block_id, {}).values():
+    for action in ((view.get("state") or {}).get("values") or {}).get(block_id, {}).values():
         selected = action.get("selected_option")
         if selected:
             return str((selected.get("text") or {}).get("text") or "") or None
@@ -182,7 +182,7 @@ def submitted_view(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _first_element(view: dict[str, Any], block_id: str) -> dict[str, Any]:
-    for action in (view.get("state") or {}).get("values", {}).get(block_id, {}).values():
+    for action in ((view.get("state") or {}).get("values") or {}).get(block_id, {}).values():
         return dict(action)
     return {}
 

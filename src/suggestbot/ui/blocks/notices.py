@@ -42,7 +42,7 @@ def build_failure_notice(*, lang: str, ref: str) -> Message:
 
 def build_gone(*, lang: str, what: str) -> Message:
     """What a press or reply acted on no longer exists in Slack (``what``: ``message``,
-    ``thread`` or ``view``)."""
+    ``thread``, ``view``, or ``trigger`` for a modal that could no longer be opened)."""
     return build_notice(lang=lang, text=t(f"gone.{what}", lang))
 
 
