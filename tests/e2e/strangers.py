@@ -151,6 +151,8 @@ def make_records(w: World) -> None:
     )
     w.own["list"], w.elsewhere["list"] = "listofbruno", "listelsewhere"
     w.own["thread"] = binding.key
+    # A run is the service's: read with the person's own token, never from the store.
+    w.own["run"], w.elsewhere["run"] = str(brief.run_id), "0f0e0d0c-0b0a-4000-8000-000000000001"
     elsewhere = binding.model_copy(update={"team_id": OTHER_TEAM, "channel": "C0ELSEWHERE"})
     records.thread_bindings.put(elsewhere.key, elsewhere)
     w.originals.append((records.thread_bindings, elsewhere.key, elsewhere))
@@ -173,6 +175,8 @@ def snapshot(w: World) -> dict[str, Any]:
     shot = {}
     for ids_ in (w.own, w.elsewhere):
         for kind, key in ids_.items():
+            if kind not in tables:
+                continue
             found = tables[kind].get(key)
             shot[f"{kind}:{key}"] = found.model_dump() if found is not None else None
     return shot

@@ -22,6 +22,7 @@ from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
 from suggestbot.store.records import Digest, HeldInput
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.composer import choices_block_id
+from suggestbot.ui.blocks.histories import history_problem
 from suggestbot.ui.messages import t
 
 pytestmark = pytest.mark.loopback
@@ -127,6 +128,7 @@ def _ways(w: World) -> dict[str, Any]:
         "offer: [Share]": button(ids.ACTION_INSPIRE_SHARE, "{id}:s1"),
         "offer: [Refine]": button(ids.ACTION_INSPIRE_REFINE, "{id}:s1"),
         "list: [More]": button(ids.ACTION_LIST_MORE, "threads|list:{id}:1"),
+        "run: [Run history]": button(ids.ACTION_RUN_HISTORY),
         "thread: [Rename thread]": button(ids.ACTION_RENAME_OPEN),
         "thread: Refine… modal": refine_submit,
         "thread: Rename modal": rename_submit,
@@ -162,6 +164,7 @@ WAYS = [
     "offer: [Share]",
     "offer: [Refine]",
     "list: [More]",
+    "run: [Run history]",
     "thread: [Rename thread]",
     "thread: Refine… modal",
     "thread: Rename modal",
@@ -194,6 +197,9 @@ def test_a_strangers_id_changes_nothing_and_shows_nothing(
     assert all(SECRET not in str(c.args) for c in opened)
     if way != "request: brief modal editing it":  # Alice's own new brief, not Bruno's resent
         assert _runs_created(stage) == runs_before
+    if way == "run: [Run history]":  # the service itself says it is not Alice's to see
+        not_visible = history_problem(lang="en", problem="not_visible")
+        wait_for(lambda: not_visible in stage.emu.view_transcript(ALICE), what="not visible")
     if way.startswith("digest: /suggest"):
         not_found = t("digest.not_found", "en", ref=rid).split("`")[0]
         wait_for(lambda: not_found in alice_saw(stage).replace(seen_before, "", 1), what="it")
