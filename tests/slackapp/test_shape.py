@@ -196,7 +196,9 @@ def test_a_body_nested_deeper_than_slacks_is_400() -> None:
 
 
 def test_a_lone_surrogate_outside_a_modals_inputs_is_not_text() -> None:
-    event = changed(EVENT, "event.text", "\ud800")
-    assert misshapen(event) == (200, "event_callback", "event.text")
+    reply = changed(EVENT, "event.text", "\ud800")
+    assert misshapen(reply) is None  # the reply's: told its text is broken
+    event = changed(EVENT, "event.channel", "C\ud800")
+    assert misshapen(event) == (200, "event_callback", "event.channel")
     typed = changed(SUBMISSION, "view.state.values.b.a.value", "\ud800")
     assert misshapen(typed) is None  # the text guard's: the modal stays open with an error

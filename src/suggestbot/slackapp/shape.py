@@ -69,18 +69,13 @@ _OBJECTS = {
 _LISTS = {"authorizations", "actions", "selected_options", "files", "response_urls"}
 # Lists of anything (Block Kit is read where it is drawn, not here).
 _ANY_LISTS = {"blocks", "attachments"}
+# What people typed or posted: its text is checked by the flows that read it.
+_TYPED = {"text", "blocks", "attachments", "files"}
 # Fields Bolt reads as present-means-usable: null is as wrong as a wrong type.
 _NEVER_NULL = {"view", "event", "response_urls", "actions"}
 # Objects walked into (their fields checked as above); Block Kit and inputs are not.
-_WALKED = (
-    _REFERENCES
-    | (_OBJECTS - {"inputs", "values"})
-    | {
-        "authorizations",
-        "actions",
-        "response_urls",
-    }
-)
+_WALKED = _REFERENCES | (_OBJECTS - {"inputs", "values"}) | {"authorizations", "actions"}
+_WALKED |= {"response_urls"}
 
 
 class Misshapen(NamedTuple):
@@ -124,8 +119,9 @@ def misshapen(body: Mapping[str, Any]) -> Misshapen | None:
         return _command(body)
     where = _not_text(body, "", skip="view.state" if kind == "view_submission" else None)
     if where is not None:
-        # A lone surrogate ("\\ud800" in JSON) is no text: it cannot be stored or sent on.
-        # Typed into a modal it is the text guard's, which keeps the modal open with an error.
+        # A lone surrogate ("\\ud800" in JSON) is no text: an id or a name holding one
+        # cannot be stored or sent on. What a person typed is the flows' to word (a reply is
+        # told its text is broken, a modal keeps its field error).
         return Misshapen(200, str(kind), where)
     if kind in _EVENTS:
         return _event(body, str(kind))
@@ -210,6 +206,8 @@ def _not_text(value: Any, where: str, *, skip: str | None) -> str | None:
     for key, inner in items:
         if isinstance(key, str) and not _encodable(key):
             return f"{where}{key!r}"
+        if key in _TYPED:
+            continue
         found = _not_text(inner, f"{where}{key}.", skip=skip)
         if found is not None:
             return found

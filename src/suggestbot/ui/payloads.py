@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.digests import QUIET
+from suggestbot.ui.blocks.text import mend
 from suggestbot.ui.replies import unescape_slack
 
 
@@ -131,7 +132,8 @@ def shortcut_message(body: dict[str, Any]) -> ShortcutMessage:
         user_id=str(user.get("id") or ""),
         channel_id=str((body.get("channel") or {}).get("id") or ""),
         message_ts=str(body.get("message_ts") or message.get("ts") or ""),
-        text=unescape_slack(text),
+        # Shown in a modal and kept: what is no character at all cannot be either.
+        text=mend(unescape_slack(text)),
     )
 
 

@@ -10,7 +10,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from suggestbot.store.records import LinkedUser
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
-from suggestbot.ui.blocks.text import quote, split_text
+from suggestbot.ui.blocks.text import mend, quote, split_text
 from suggestbot.ui.messages import t
 
 
@@ -159,7 +159,7 @@ def build_returned_text(
         SectionBlock(block_id="problem", text=MarkdownTextObject(text=problem)),
         SectionBlock(block_id="returned-intro", text=MarkdownTextObject(text=t(intro_key, lang))),
     ]
-    chunks = split_text(text)[: MESSAGE_BLOCKS_MAX - len(blocks)]
+    chunks = split_text(mend(text))[: MESSAGE_BLOCKS_MAX - len(blocks)]
     blocks += [
         SectionBlock(block_id=f"returned-{i}", text=PlainTextObject(text=chunk, emoji=False))
         for i, chunk in enumerate(chunks)
