@@ -18,7 +18,7 @@ from suggestbot.ui import field_errors
 from suggestbot.ui.blocks.digest_notices import build_digest_not_found, build_digest_usage
 from suggestbot.ui.blocks.inspiration import build_pair_picker
 from suggestbot.ui.blocks.inspiration_notices import build_bad_option
-from suggestbot.ui.blocks.notices import build_unknown_subcommand
+from suggestbot.ui.blocks.notices import build_returned_text, build_unknown_subcommand
 from suggestbot.ui.blocks.rename import build_rename_refused
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.text import QUOTE_MAX, cut, quote
@@ -93,3 +93,11 @@ def test_cut_and_quote() -> None:
     assert cut("abcdef", limit=4) == "abc…"
     assert quote("a*b<c") == "a*b&lt;c"
     assert len(quote(LONG_WORD)) == QUOTE_MAX
+
+
+def test_text_handed_back_shows_a_broken_character_as_the_replacement_character() -> None:
+    message = build_returned_text(lang="en", problem="Too long.", text="Autumn \ud800 teaser")
+    shown = "\n".join(_texts(message))
+    assert "Autumn \ufffd teaser" in shown
+    shown.encode("utf-8")  # can be sent on: it raised UnicodeEncodeError before
+    assert quote("a\ud800b") == "a\ufffdb"
