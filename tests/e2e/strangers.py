@@ -151,6 +151,8 @@ def make_records(w: World) -> None:
     )
     w.own["list"], w.elsewhere["list"] = "listofbruno", "listelsewhere"
     w.own["thread"] = binding.key
+    # A channel a modal's submission would post to (its metadata names it).
+    w.own["channel"], w.elsewhere["channel"] = w.private, "C0ELSEWHERE"
     # A run is the service's: read with the person's own token, never from the store.
     w.own["run"], w.elsewhere["run"] = str(brief.run_id), "0f0e0d0c-0b0a-4000-8000-000000000001"
     elsewhere = binding.model_copy(update={"team_id": OTHER_TEAM, "channel": "C0ELSEWHERE"})

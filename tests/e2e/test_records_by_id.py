@@ -37,6 +37,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
 def _ways(w: World) -> dict[str, Any]:
     stage, here = w.stage, w.stage.channel
 
+    segment = next(iter(stage.demo.primary.segments.values()))
+    use_case = next(iter(stage.demo.primary.use_cases.values()))
+
     def button(action_id: str, value: str = "{id}", **extra: Any) -> Any:
         return lambda rid: press(
             stage, ALICE, here, action_id=action_id, value=value.format(id=rid), **extra
@@ -129,6 +132,49 @@ def _ways(w: World) -> dict[str, Any]:
         "offer: [Refine]": button(ids.ACTION_INSPIRE_REFINE, "{id}:s1"),
         "list: [More]": button(ids.ACTION_LIST_MORE, "threads|list:{id}:1"),
         "run: [Run history]": button(ids.ACTION_RUN_HISTORY),
+        "channel: brief modal posting there": lambda rid: submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_BRIEF,
+            values={
+                ids.INPUT_BRIEF: text_input("Alice's brief"),
+                ids.INPUT_SEGMENT: select(segment),
+                ids.INPUT_USE_CASE: select(use_case),
+                ids.INPUT_VARIANTS: select("1"),
+            },
+            private_metadata={"channel": rid},
+        ),
+        "channel: draft modal posting there": lambda rid: submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_DRAFT,
+            values={
+                ids.INPUT_DRAFT_SUBJECT: text_input("Alice's subject"),
+                ids.INPUT_DRAFT_BODY: text_input("Alice's draft"),
+                ids.INPUT_SEGMENT: select(segment),
+                ids.INPUT_USE_CASE: select(use_case),
+            },
+            private_metadata={"channel": rid},
+        ),
+        "channel: digest modal adding one there": lambda rid: submit(
+            stage,
+            ALICE,
+            callback_id=ids.VIEW_DIGEST_ADD,
+            values={
+                ids.INPUT_DIGEST_SEGMENT: select(segment),
+                ids.INPUT_DIGEST_USE_CASE: select(use_case),
+                ids.INPUT_DIGEST_TIME: {"type": "timepicker", "selected_time": "09:00"},
+                ids.INPUT_DIGEST_TZ: text_input("UTC"),
+                ids.INPUT_DIGEST_WEEKDAYS: {
+                    "type": "checkboxes",
+                    "selected_options": [
+                        {"text": {"type": "plain_text", "text": "Mon"}, "value": "0"}
+                    ],
+                },
+                ids.INPUT_DIGEST_QUIET: select("quiet"),
+            },
+            private_metadata={"channel": rid},
+        ),
         "thread: [Rename thread]": button(ids.ACTION_RENAME_OPEN),
         "thread: Refine… modal": refine_submit,
         "thread: Rename modal": rename_submit,
@@ -165,10 +211,17 @@ WAYS = [
     "offer: [Refine]",
     "list: [More]",
     "run: [Run history]",
+    "channel: brief modal posting there",
+    "channel: draft modal posting there",
+    "channel: digest modal adding one there",
     "thread: [Rename thread]",
     "thread: Refine… modal",
     "thread: Rename modal",
 ]
+
+
+# Ways that send Alice's own brief (in her DM, when she named a channel she is not in).
+ALICES_OWN_RUN = {"request: brief modal editing it", "channel: brief modal posting there"}
 
 
 @pytest.mark.parametrize("whose", ["another person's", "another workspace's"])
@@ -195,8 +248,12 @@ def test_a_strangers_id_changes_nothing_and_shows_nothing(
         assert secret not in seen, (way, secret)
     opened = [c for c in stage.emu.calls()[mark:] if c.method in ("views.open", "views.push")]
     assert all(SECRET not in str(c.args) for c in opened)
-    if way != "request: brief modal editing it":  # Alice's own new brief, not Bruno's resent
+    if way not in ALICES_OWN_RUN:  # Alice's own new brief, not Bruno's resent
         assert _runs_created(stage) == runs_before
+    added_there = [
+        d for d in world.records.digests.values() if d.channel_id == rid and d.created_by == ALICE
+    ]
+    assert added_there == []
     if way == "run: [Run history]":  # the service itself says it is not Alice's to see
         not_visible = history_problem(lang="en", problem="not_visible")
         wait_for(lambda: not_visible in stage.emu.view_transcript(ALICE), what="not visible")

@@ -17,7 +17,9 @@ The rules:
   (retry, edit, resend, pick other choices), its author;
 - **thread** (a refining thread, by channel and root): a member of its channel;
 - **digest**: to read (preview), its creator or a member of its channel; to change it (pause,
-  resume, remove), its creator, or a workspace admin who is a member of its channel.
+  resume, remove), its creator, or a workspace admin who is a member of its channel;
+- **channel** a modal's submission posts to (a brief, a draft, a new digest): a member of it
+  (a brief or draft of anyone else's choosing goes to the person's own DM instead).
 
 Every rule starts with the workspace: a record of another workspace is never found.
 
@@ -81,6 +83,12 @@ def member_of(deps: Deps, person: Person, channel_id: str | None) -> bool:
         MEMBERS_PAGE * MEMBERS_MOST_PAGES,
     )
     return False
+
+
+def where_to_post(deps: Deps, person: Person, channel_id: str | None) -> str:
+    """Where a person's new brief or draft is posted: ``channel_id`` when they are in it, else
+    their own DM with the app (``user_id`` stands for it)."""
+    return channel_id if channel_id and member_of(deps, person, channel_id) else person.user_id
 
 
 def is_admin(deps: Deps, user_id: str) -> bool:

@@ -97,6 +97,19 @@ def _str(value: Any) -> str | None:
     return str(value) if value else None
 
 
+def _post_where_allowed(deps: Deps, body: dict[str, Any], request_id: str) -> None:
+    """A brief goes to the channel its modal was opened in only if its author is a member of
+    it, else to their DM (asked of Slack after the ack: a big channel takes several calls)."""
+    req = deps.records.requests.get(request_id)
+    if req is None or req.state != "new":
+        return
+    where = access.where_to_post(deps, person_submitting(body), req.channel_id)
+    if where != req.channel_id:
+        deps.records.requests.update(
+            request_id, lambda r: r.model_copy(update={"channel_id": where})
+        )
+
+
 def _variant_count(values: dict[str, Any]) -> int | None:
     """The chosen number of variants, or None when it is not one the service takes."""
     raw = str(values.get(ids.INPUT_VARIANTS) or "1")
@@ -159,6 +172,7 @@ def _send_brief(
     deps: Deps, body: dict[str, Any], text: str, metadata: dict[str, Any], recorded: str | None
 ) -> None:
     if recorded is not None:
+        _post_where_allowed(deps, body, recorded)
         brief.launch(deps, recorded, response_url=metadata.get("response_url"))
         return
     run_request, labels = _brief_request(body["view"], text)
