@@ -205,7 +205,7 @@ def _not_text(value: Any, where: str, *, skip: str | None) -> str | None:
     )
     for key, inner in items:
         if isinstance(key, str) and not _encodable(key):
-            return f"{where}{key!r}"
+            return f"{where}(a key)"  # named, never quoted: the log has no values
         if key in _TYPED:
             continue
         found = _not_text(inner, f"{where}{key}.", skip=skip)
