@@ -125,8 +125,15 @@ def list_for(deps: Deps, asker: Asker) -> None:
     )
     now = from_epoch(deps.clock())
     next_fires = {d.id: None if d.paused else next_fire(schedule_of(d), after=now) for d in digests}
+    theirs = {d.id for d in digests if d.created_by == asker.user_id}
+    if len(theirs) < len(digests) and access.is_admin(deps, asker.user_id):
+        theirs = {d.id for d in digests}  # the others are this channel's, which they are in
     message = build_digest_list(
-        lang=lang, digests=digests, next_fires=next_fires, channel_id=asker.channel_id
+        lang=lang,
+        digests=digests,
+        next_fires=next_fires,
+        channel_id=asker.channel_id,
+        changeable=theirs,
     )
     tell(deps, asker, message)
 
