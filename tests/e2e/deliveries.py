@@ -22,32 +22,10 @@ from suggestbot.slackemu.results import AppResponse
 FORM = "application/x-www-form-urlencoded"
 
 
-def press(
-    stage: Stage,
-    user_id: str,
-    channel_id: str,
-    *,
-    action_id: str,
-    value: str = "",
-    block_id: str = "b",
-    message_ts: str = "1700000000.000100",
-    thread_ts: str | None = None,
-    selected: str | None = None,
-) -> AppResponse:
+def press(stage: Stage, user_id: str, channel_id: str, **action: Any) -> AppResponse:
     """``user_id`` presses (or, with ``selected``, picks in) an element of a message in
-    ``channel_id`` whose action and value are the test's."""
-    payload = press_payload(
-        stage,
-        user_id,
-        channel_id,
-        action_id=action_id,
-        value=value,
-        block_id=block_id,
-        message_ts=message_ts,
-        thread_ts=thread_ts,
-        selected=selected,
-    )
-    return send_payload(stage, payload)
+    ``channel_id`` whose action and value are the test's (see :func:`press_payload`)."""
+    return send_payload(stage, press_payload(stage, user_id, channel_id, **action))
 
 
 def press_payload(
@@ -109,26 +87,10 @@ def press_payload(
     )
 
 
-def submit(
-    stage: Stage,
-    user_id: str,
-    *,
-    callback_id: str,
-    values: dict[str, dict[str, Any]],
-    private_metadata: dict[str, Any] | str,
-) -> AppResponse:
-    """``user_id`` submits a modal ``callback_id`` with ``values`` (block id → element state)
-    and the metadata of the test's choosing."""
-    return send_payload(
-        stage,
-        submit_payload(
-            stage,
-            user_id,
-            callback_id=callback_id,
-            values=values,
-            private_metadata=private_metadata,
-        ),
-    )
+def submit(stage: Stage, user_id: str, **modal: Any) -> AppResponse:
+    """``user_id`` submits a modal with the values and metadata of the test's choosing (see
+    :func:`submit_payload`)."""
+    return send_payload(stage, submit_payload(stage, user_id, **modal))
 
 
 def submit_payload(

@@ -116,14 +116,7 @@ def make_records(w: World) -> None:
         "offer": offer,
     }
     for kind, record in own.items():
-        table = {
-            "request": records.requests,
-            "refinement": records.requests,
-            "digest": records.digests,
-            "held": records.held,
-            "pending": records.pending,
-            "offer": records.offers,
-        }[kind]
+        table = tables_by_kind(records)[kind]
         table.put(record.id, record)
         w.originals.append((table, record.id, record))
         w.own[kind] = record.id
@@ -161,10 +154,9 @@ def make_records(w: World) -> None:
     w.elsewhere["thread"] = elsewhere.key
 
 
-def snapshot(w: World) -> dict[str, Any]:
-    """Every record of Bruno's and of the other workspace, as stored."""
-    records = w.records
-    tables = {
+def tables_by_kind(records: Any) -> dict[str, Any]:
+    """The table each kind of record of Bruno's is kept in (runs and channels are not)."""
+    return {
         "request": records.requests,
         "refinement": records.requests,
         "digest": records.digests,
@@ -174,6 +166,11 @@ def snapshot(w: World) -> dict[str, Any]:
         "list": records.lists,
         "thread": records.thread_bindings,
     }
+
+
+def snapshot(w: World) -> dict[str, Any]:
+    """Every record of Bruno's and of the other workspace, as stored."""
+    tables = tables_by_kind(w.records)
     shot = {}
     for ids_ in (w.own, w.elsewhere):
         for kind, key in ids_.items():
