@@ -27,8 +27,11 @@ from suggestbot.ui.blocks.composer import (
     build_not_your_composer,
     build_suggested_prompts,
 )
-from suggestbot.ui.blocks.notices import build_connect_needed, build_notice, build_returned_text
-from suggestbot.ui.messages import t
+from suggestbot.ui.blocks.notices import (
+    build_brief_not_text,
+    build_connect_needed,
+    build_returned_text,
+)
 from suggestbot.ui.replies import ComposerMessage, split_choice_header
 
 log = logging.getLogger(__name__)
@@ -69,8 +72,7 @@ def on_message(deps: Deps, message: ComposerMessage) -> None:
     if is_invalid_text(message.text):
         # Said at once, before anything is kept: such text cannot be stored or sent. The brief
         # itself stays in the Messages tab, where it was written.
-        broken = t("brief.input_invalid_encoding", lang)
-        slackio.post(deps, channel=channel, message=build_notice(lang=lang, text=broken))
+        slackio.post(deps, channel=channel, message=build_brief_not_text(lang=lang))
         return
     if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
         held = _hold(deps, message)

@@ -40,6 +40,11 @@ def build_failure_notice(*, lang: str, ref: str) -> Message:
     return build_notice(lang=lang, text=t("error.generic", lang, ref=ref))
 
 
+def build_brief_not_text(*, lang: str) -> Message:
+    """A brief holding characters that are not text (they can be neither kept nor sent)."""
+    return build_notice(lang=lang, text=t("brief.input_invalid_encoding", lang))
+
+
 def build_gone(*, lang: str, what: str) -> Message:
     """What a press or reply acted on no longer exists in Slack (``what``: ``message``,
     ``thread``, ``view``, or ``trigger`` for a modal that could no longer be opened)."""
