@@ -277,6 +277,18 @@ def test_unknown_subcommand_shows_help(stage: Stage) -> None:
     assert "/suggest brief" in stage.emu.ephemeral_transcript(ALICE)
 
 
+@pytest.mark.parametrize("length", [3999, 4000])
+def test_a_word_as_long_as_slack_allows_gets_the_help_with_its_start(
+    stage: Stage, length: int
+) -> None:
+    word = "q" * length
+    assert stage.slack.slash_command(ALICE, stage.channel, word).status == 200
+    wait_for(lambda: "/suggest brief" in stage.emu.ephemeral_transcript(ALICE), what="help")
+    shown = stage.emu.ephemeral_transcript(ALICE)
+    assert "q" * 99 + "…" in shown and "q" * 100 not in shown  # its start, marked as cut
+    assert "went wrong" not in shown
+
+
 def test_refresh_preview_mints_again_and_updates_the_message(stage: Stage) -> None:
     stage.connect(ALICE)
     stage.brief(ALICE, "Instagram post for the trail season")

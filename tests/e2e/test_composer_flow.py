@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
+from suggestbot.ui.messages import t
 
 
 def _dm(stage: Stage, user: str) -> str:
@@ -198,3 +199,20 @@ def test_a_channel_brief_shows_the_status_line_under_its_root(stage: Stage) -> N
     history = stage.emu.status_history(stage.channel, root["ts"])
     assert [h for h in history if h["cause"] == "set"], history
     assert history[-1]["cause"] == "cleared"
+
+
+def test_a_brief_with_a_broken_character_is_told_at_once_and_nothing_kept(
+    stage: Stage,
+) -> None:
+    """A lone surrogate (through a JSON escape) is no text: the person is told, and nothing
+    that could not be stored or sent is kept (it failed inside the store and Slack before)."""
+    stage.slack.message_in_messages_tab(ALICE, "Autumn \ud800 teaser")
+    dm = _dm(stage, ALICE)
+    wait_for(
+        lambda: t("brief.input_invalid_encoding", "en") in stage.emu.transcript(dm),
+        what="the plain words",
+        detail=lambda: stage.emu.transcript(dm),
+    )
+    assert stage.runtime is not None
+    assert list(stage.runtime.deps.records.held.values()) == []
+    assert stage.sandbox.counters.get("POST /v1/generation-runs") in (None, 0)

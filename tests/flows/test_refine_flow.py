@@ -121,10 +121,11 @@ def test_with_several_variants_the_author_is_asked_which_one_and_nothing_is_sent
         for e in b["elements"]
         if e["action_id"] == f"{ids.ACTION_CHOOSE_VARIANT}.2"
     )
-    refine.on_choice(w.deps, value=choose_two, user_id=ALICE, response_url=None)
+    refine.on_choice(w.deps, value=choose_two, team_id=TEAM, user_id=ALICE, response_url=None)
     assert w.service.created[-1]["parent_suggestion_id"] == "s2"
     assert w.service.created[-1]["instruction"] == "friendlier"  # what was typed, kept
-    refine.on_choice(w.deps, value=choose_two, user_id=ALICE, response_url=None)  # twice
+    # twice:
+    refine.on_choice(w.deps, value=choose_two, team_id=TEAM, user_id=ALICE, response_url=None)
     assert len(w.service.created) == 2
 
 

@@ -129,6 +129,11 @@ class RecordingSlack(WebClient):
             return {"channel": {"id": "D0" + str(args.get("users"))[2:]}}
         if method in ("conversations.history", "conversations.replies"):
             return {"messages": self._history(method, args), "has_more": False}
+        if method == "conversations.members":  # #general has everyone; a DM its person
+            channel = str(args.get("channel"))
+            everyone = [ALICE.id, BRUNO.id, BOT_USER_ID]
+            members = everyone if channel == GENERAL.id else ["U0" + channel[2:], BOT_USER_ID]
+            return {"members": members, "response_metadata": {"next_cursor": ""}}
         return {}
 
     def _history(self, method: str, args: dict[str, Any]) -> list[dict[str, Any]]:

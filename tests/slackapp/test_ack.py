@@ -76,6 +76,7 @@ def pressed() -> Iterator[Pressed]:
             world = Pressed(emu, driver, alice, channel)
             on_button(app, deps=deps, action="do_it", work=_work(world))
             on_button(app, deps=deps, action=re.compile(r"^break\.\d+$"), work=_fail)
+            on_button(app, deps=deps, action=re.compile(r"^gone\.\w+$"), work=_on_gone)
             client.chat_postMessage(
                 channel=channel,
                 text="two buttons",
@@ -85,6 +86,9 @@ def pressed() -> Iterator[Pressed]:
                         "elements": [
                             _button("Do it", "do_it", "req-7"),
                             _button("Break", "break.1", "req-8"),
+                            _button("Message", "gone.message", "message"),
+                            _button("Thread", "gone.thread", "thread"),
+                            _button("View", "gone.view", "view"),
                         ],
                     }
                 ],
@@ -93,6 +97,24 @@ def pressed() -> Iterator[Pressed]:
                 yield world
             finally:
                 driver.close()
+
+
+def _on_gone(deps: Deps, body: dict[str, Any]) -> None:
+    """Act on something deleted (or closed) in Slack meanwhile, as Slack answers it."""
+    channel = str(button_place(body).channel)
+    what = action_value(body)
+    if what == "view":
+        deps.slack.views_update(
+            view_id="V0CLOSED",
+            view={"type": "modal", "title": {"type": "plain_text", "text": "x"}, "blocks": []},
+        )
+        return
+    posted: Any = deps.slack.chat_postMessage(channel=channel, text="soon gone")
+    deps.slack.chat_delete(channel=channel, ts=posted["ts"])
+    if what == "message":
+        deps.slack.chat_update(channel=channel, ts=posted["ts"], text="refreshed")
+    else:
+        deps.slack.conversations_replies(channel=channel, ts=posted["ts"])
 
 
 def _button(label: str, action_id: str, value: str) -> dict[str, Any]:
@@ -134,3 +156,19 @@ def test_failed_work_is_told_with_the_reference_of_its_log_line(
     assert "the flow broke" not in told and "Traceback" not in told
     [record] = [r for r in caplog.records if "background work failed" in r.getMessage()]
     assert ref in record.getMessage()
+
+
+@pytest.mark.parametrize("what", ["message", "thread", "view"])
+def test_work_on_what_no_longer_exists_is_told_in_plain_words(
+    pressed: Pressed, what: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    [message] = [m for m in pressed.emu.messages(pressed.channel) if m["text"] == "two buttons"]
+    with caplog.at_level(logging.WARNING):
+        answer = pressed.driver.press_button(message, what.title(), user_id=pressed.alice)
+        assert answer.status == 200
+        _wait(lambda: bool(pressed.emu.ephemerals(pressed.alice)))
+    told = pressed.emu.ephemeral_transcript(pressed.alice)
+    assert t(f"gone.{what}", "en") in told
+    assert t("error.generic", "en", ref="x").split("(")[0] not in told
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any(f"the {what} no longer exists" in r.getMessage() for r in caplog.records)

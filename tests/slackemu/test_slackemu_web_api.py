@@ -11,7 +11,7 @@ from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slackemu_helpers import EmuSetup, button, section
 
-from suggestbot.slackemu import DEFAULT_SCOPES, SlackDriver, SlackEmulator
+from suggestbot.slackemu import BOT_USER_ID, DEFAULT_SCOPES, SlackDriver, SlackEmulator
 
 
 def _error(exc: pytest.ExceptionInfo[SlackApiError]) -> str:
@@ -358,3 +358,23 @@ def test_recorded_calls_and_reprs_never_contain_the_token(ws: EmuSetup) -> None:
 def test_chat_post_message_also_takes_a_channel_name(ws: EmuSetup) -> None:
     posted = ws.client.chat_postMessage(channel="#general", text="by name")
     assert posted["channel"] == ws.general
+
+
+def test_conversations_members_pages_and_keeps_private_channels_private(ws: EmuSetup) -> None:
+    """As Slack: a public channel's members even when the bot is not in it, a private one's
+    only as a member, pages of at most ``limit`` with an opaque cursor."""
+    general = ws.client.conversations_members(channel=ws.general)
+    assert sorted(general["members"]) == sorted([ws.alice, ws.bob, BOT_USER_ID])
+    assert general["response_metadata"]["next_cursor"] == ""
+    assert ws.client.conversations_members(channel=ws.random)["members"] == [ws.alice]
+    with pytest.raises(SlackApiError) as hidden:
+        ws.client.conversations_members(channel=ws.secret)
+    assert _error(hidden) == "channel_not_found"
+    first = ws.client.conversations_members(channel=ws.general, limit=2)
+    cursor = first["response_metadata"]["next_cursor"]
+    rest = ws.client.conversations_members(channel=ws.general, limit=2, cursor=cursor)
+    assert sorted(first["members"] + rest["members"]) == sorted(general["members"])
+    assert rest["response_metadata"]["next_cursor"] == ""
+    with pytest.raises(SlackApiError) as bad:
+        ws.client.conversations_members(channel=ws.general, cursor="not-a-cursor")
+    assert _error(bad) == "invalid_cursor"

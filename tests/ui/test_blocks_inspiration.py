@@ -237,6 +237,21 @@ def test_digest_list_shows_health_and_the_right_toggle() -> None:
     assert Counter(toggles) == Counter(
         ["Pause", "Preview", "Remove", "Resume", "Preview", "Remove"]
     )
+    # Someone who may change only the first (not its creator nor an admin) previews the other.
+    mine = build_digest_list(
+        lang="en",
+        digests=[healthy, broken],
+        next_fires={healthy.id: tuesday_9am, broken.id: None},
+        channel_id="C1",
+        changeable={healthy.id},
+    )
+    shown = [(b["text"]["text"], b["value"]) for b in buttons(mine.blocks)]
+    assert shown == [
+        ("Pause", healthy.id),
+        ("Preview", healthy.id),
+        ("Remove", healthy.id),
+        ("Preview", broken.id),
+    ]
 
 
 def test_short_line_and_shorten() -> None:

@@ -16,7 +16,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError
-from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief
+from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief, is_invalid_text
 from suggestbot.flows import brief, interactions, linking, slackio
 from suggestbot.flows.deps import Catalog, Deps
 from suggestbot.store.records import ComposerChoices, HeldInput, Preferences, user_key
@@ -27,7 +27,11 @@ from suggestbot.ui.blocks.composer import (
     build_not_your_composer,
     build_suggested_prompts,
 )
-from suggestbot.ui.blocks.notices import build_connect_needed, build_returned_text
+from suggestbot.ui.blocks.notices import (
+    build_brief_not_text,
+    build_connect_needed,
+    build_returned_text,
+)
 from suggestbot.ui.replies import ComposerMessage, split_choice_header
 
 log = logging.getLogger(__name__)
@@ -65,6 +69,11 @@ def on_message(deps: Deps, message: ComposerMessage) -> None:
     """A brief written in the Messages tab: sent, or kept with a word on why it waits."""
     team_id, user_id, channel = message.team_id, message.user_id, message.channel
     lang = deps.lang_of(user_id)
+    if is_invalid_text(message.text):
+        # Said at once, before anything is kept: such text cannot be stored or sent. The brief
+        # itself stays in the Messages tab, where it was written.
+        slackio.post(deps, channel=channel, message=build_brief_not_text(lang=lang))
+        return
     if not linking.is_linked(deps, team_id=team_id, user_id=user_id):
         held = _hold(deps, message)
         slackio.post(

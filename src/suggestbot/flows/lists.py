@@ -328,12 +328,15 @@ def show(
     )
 
 
-def _claim(deps: Deps, list_id: str, *, page: int, user_id: str) -> ListState | None:
-    """Take one More press of ``page``: only the first press of a page's button goes on."""
+def _claim(deps: Deps, list_id: str, *, page: int, team_id: str, user_id: str) -> ListState | None:
+    """Take one More press of ``page``: only the first press of a page's button goes on, and
+    only its own person's (a list shows one person's threads or runs)."""
     mine = uuid.uuid4().hex
 
     def take(state: ListState) -> ListState:
-        if state.page != page or state.ended or state.claim or state.user_id != user_id:
+        if state.page != page or state.ended or state.claim:
+            return state
+        if (state.team_id, state.user_id) != (team_id, user_id):
             return state
         return state.model_copy(update={"claim": mine})
 
@@ -402,7 +405,8 @@ def more(
         replace = True
     else:
         list_id, _, page = rest.removeprefix("list:").rpartition(":")
-        state = _claim(deps, list_id, page=int(page) if page.isdigit() else -1, user_id=user_id)
+        number = int(page) if page.isdigit() else -1
+        state = _claim(deps, list_id, page=number, team_id=team_id, user_id=user_id)
         if state is None:
             log.info("a More press of %s was already handled or is stale", user_id)
             return

@@ -25,7 +25,7 @@ from suggestbot.contentapi import (
     RefinementRequest,
     is_invalid_text,
 )
-from suggestbot.flows import interactions, linking, requests, slackio, threads, usage
+from suggestbot.flows import access, interactions, linking, requests, slackio, threads, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
 from suggestbot.store.conversation import PendingInstruction
@@ -312,15 +312,18 @@ def _other_lineage(
     )
 
 
-def on_choice(deps: Deps, *, value: str, user_id: str, response_url: str | None) -> None:
-    """A button of the "which variant?" question (``N``; 0 = the lineage's newest turn)."""
+def on_choice(
+    deps: Deps, *, value: str, team_id: str, user_id: str, response_url: str | None
+) -> None:
+    """A button of the "which variant?" question (``N``; 0 = the lineage's newest turn): the
+    instruction kept is its author's only (anyone else's press finds it gone)."""
     pending_id, _, number_text = value.rpartition(":")
-    kept = pending(deps).get(pending_id)
+    kept = access.pending(deps, access.Person(team_id, user_id), pending_id)
     if kept is None:
         gone = build_choice_gone(lang=deps.lang_of(user_id), kept_days=KEEP_PENDING.days)
         respond(response_url, gone)
         return
-    if kept.user_id != user_id or not number_text.isdigit():
+    if not number_text.isdigit():
         return
     binding = threads.get(deps, channel=kept.channel, thread_ts=kept.thread_ts)
     if binding is None:

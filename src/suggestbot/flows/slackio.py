@@ -24,10 +24,29 @@ UNREACHABLE_CHANNEL = frozenset(
     {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
 )
 METADATA_TYPE = "suggestbot_post"
+# Slack errors that mean "what you act on no longer exists", by what it was: a message deleted
+# meanwhile, a thread whose root was deleted, a modal closed before it was updated.
+GONE = {
+    "message_not_found": "message",
+    "cant_update_message": "message",
+    "thread_not_found": "thread",
+    "not_found": "view",
+    "view_not_found": "view",
+    # A modal opened too late (a slow answer) or twice: the press is what is gone.
+    "expired_trigger_id": "trigger",
+    "exchanged_trigger_id": "trigger",
+}
+# Slack errors of chat.postEphemeral that a direct message gets round.
+_NOT_EPHEMERAL = UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 
 
 def slack_error(exc: SlackApiError) -> str:
     return str(exc.response.get("error", "unknown_error"))
+
+
+def gone(exc: BaseException) -> str | None:
+    """What no longer exists when Slack refused a call for that reason (see :data:`GONE`)."""
+    return GONE.get(slack_error(exc)) if isinstance(exc, SlackApiError) else None
 
 
 def unavailable(exc: BaseException) -> bool:
@@ -87,7 +106,7 @@ def notify(
         )
         return
     except SlackApiError as exc:
-        if slack_error(exc) not in UNREACHABLE_CHANNEL:
+        if slack_error(exc) not in _NOT_EPHEMERAL:
             raise
     post(deps, channel=open_dm(deps, user_id), message=message)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import contextvars
+import json
 import logging
 import os
 import signal
@@ -29,12 +30,14 @@ from slack_bolt import App
 from slack_bolt.adapter.socket_mode import SocketModeHandler
 from slack_sdk.socket_mode.builtin import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
+from slack_sdk.socket_mode.response import SocketModeResponse
 
 from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
 from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import build_http_app
+from suggestbot.slackapp.shape import misshapen_answer
 from suggestbot.store import SchemaNotCurrent, StoreDamaged, StoreError, VaultError
 
 log = logging.getLogger(__name__)
@@ -51,6 +54,14 @@ class IsolatedSocketModeHandler(SocketModeHandler):
     """
 
     def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
+        body = req.payload if isinstance(req.payload, dict) else {}
+        refused = misshapen_answer(body)
+        if refused is not None:  # acknowledged as over HTTP; never handed to Bolt
+            answer = json.loads(refused.body) if refused.body else None
+            client.send_socket_mode_response(
+                SocketModeResponse(envelope_id=req.envelope_id, payload=answer)
+            )
+            return
         contextvars.Context().run(super().handle, client, req)
 
 

@@ -21,11 +21,14 @@ it is what refuses unsigned and malformed bodies before Bolt sees them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 from slack_bolt import BoltContext, BoltRequest
 from slack_bolt.request.internals import build_context
+
+_BOLT_LOG = logging.getLogger("slack_bolt.App")
 
 
 class ParsedBodyRequest(BoltRequest):
@@ -52,7 +55,10 @@ class ParsedBodyRequest(BoltRequest):
         super().__init__(body="", query=query, headers=headers, context=context, mode="http")
         self.raw_body = raw_body
         self.body = body
-        self.context = build_context(BoltContext(dict(context or {})), body)
+        # Bolt's build_context logs through context.logger when a modal carries several
+        # response_urls; its own requests get the logger only later, in dispatch.
+        initial = {"logger": _BOLT_LOG, **(context or {})}
+        self.context = build_context(BoltContext(initial), body)
 
     def to_copyable(self) -> ParsedBodyRequest:
         # Bolt copies a request for lazy listeners by parsing raw_body again: keep ours.

@@ -6,8 +6,10 @@ loop, so one slow dispatch would hold up every other request's ack. Here each di
 Starlette's thread pool instead, and the event loop only moves bytes.
 
 Before Bolt sees a request, :mod:`~suggestbot.slackapp.inbound` caps its size, checks Slack's
-signature on the raw bytes and parses it (413, 401 or 400 otherwise, one log line each); Bolt
-gets the body already parsed (:mod:`~suggestbot.slackapp.bolt_body`).
+signature on the raw bytes and parses it (413, 401 or 400 otherwise, one log line each); Then
+:mod:`~suggestbot.slackapp.shape` checks the fields Bolt reads (200 or 400 with a WARNING
+otherwise); Bolt gets the body already parsed (:mod:`~suggestbot.slackapp.bolt_body`), and a
+delivery no listener takes is acknowledged with 200.
 
 With a :class:`~suggestbot.slackapp.priority.PriorityGate`, each request to ``/slack/events``
 is counted in flight from its arrival to its answer, and its dispatch runs in the foreground,
@@ -33,6 +35,7 @@ from suggestbot import metrics
 from suggestbot.slackapp.bolt_body import ParsedBodyRequest
 from suggestbot.slackapp.inbound import Refused, admit, log_refusal
 from suggestbot.slackapp.priority import PriorityGate, mark_foreground
+from suggestbot.slackapp.shape import misshapen_answer
 
 EVENTS_PATH = "/slack/events"
 INSTALL_PATH = "/slack/install"
@@ -79,6 +82,9 @@ def build_http_app(
             except Refused as refused:
                 log_refusal(request, refused)
                 return Response(status_code=refused.status)
+            unreadable = misshapen_answer(admitted.body)
+            if unreadable is not None:
+                return to_starlette_response(unreadable)
             bolt_request = ParsedBodyRequest(
                 raw_body=admitted.text,
                 body=admitted.body,
@@ -92,6 +98,10 @@ def build_http_app(
                 status=bolt_response.status,
                 seconds=time.perf_counter() - started,
             )
+            if bolt_response.status == 404:
+                # Bolt found no listener (it logged a WARNING): a kind of Slack's the app does
+                # not take. Acknowledged, so that Slack neither retries it nor shows an error.
+                return Response(status_code=200)
             return to_starlette_response(bolt_response)
 
     async def install(request: Request) -> Response:

@@ -133,6 +133,8 @@ def _json_object(text: str, *, what: str) -> dict[str, Any]:
         value = json.loads(text)
     except ValueError:
         raise Refused(400, f"{what} is not JSON") from None
+    except RecursionError:
+        raise Refused(400, f"{what} is nested too deeply") from None
     if not isinstance(value, dict):
         raise Refused(400, f"{what} is not a JSON object")
     return value

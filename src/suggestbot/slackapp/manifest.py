@@ -16,9 +16,9 @@ BOT_SCOPES: tuple[str, ...] = (
     "chat:write",  # chat.postMessage, chat.update, chat.postEphemeral
     "im:write",  # conversations.open: results and notices by DM
     "users:read",  # users.info: locale (language), tz (digests), is_admin
-    "channels:read",  # conversations.info on public channels
-    "groups:read",  # conversations.info on private channels
-    "im:read",  # conversations.info on DMs
+    "channels:read",  # conversations.info/members on public channels
+    "groups:read",  # conversations.info/members on private channels
+    "im:read",  # conversations.info/members on DMs
     "channels:history",  # conversations.history/replies (recovery by metadata); message.channels
     "groups:history",  # the same in private channels; message.groups
     "im:history",  # the same in DMs; message.im
@@ -52,6 +52,7 @@ METHOD_SCOPES: dict[str, tuple[str, ...]] = {
     "assistant.threads.setSuggestedPrompts": ("assistant:write",),
     "conversations.open": ("im:write",),
     "conversations.info": ("channels:read", "groups:read", "im:read"),
+    "conversations.members": ("channels:read", "groups:read", "im:read"),
     "conversations.history": ("channels:history", "groups:history", "im:history"),
     "conversations.replies": ("channels:history", "groups:history", "im:history"),
     "users.info": ("users:read",),

@@ -64,6 +64,20 @@ def conversations_open(ws: Workspace, args: Args) -> dict[str, Any]:
     return body
 
 
+def conversations_members(ws: Workspace, args: Args) -> dict[str, Any]:
+    """Members of a conversation the bot can see (a private one only as a member), paged by
+    an opaque cursor like Slack's; ``limit`` is at most 1,000."""
+    channel = ws.readable_channel(args.req("channel", error="channel_not_found"))
+    members = sorted(channel.members)
+    limit = max(1, min(args.number("limit", 100), 1000))
+    offset = _offset(args.opt("cursor"))
+    page = members[offset : offset + limit]
+    more = offset + limit < len(members)
+    next_cursor = base64.b64encode(f"offset:{offset + limit}".encode()).decode() if more else ""
+    # shape: Slack docs, conversations.members response (members, response_metadata).
+    return {"ok": True, "members": page, "response_metadata": {"next_cursor": next_cursor}}
+
+
 def conversations_history(ws: Workspace, args: Args) -> dict[str, Any]:
     channel = ws.member_channel(args.req("channel", error="channel_not_found"))
     messages = list(reversed(ws.top_level(channel.id)))  # newest first, like Slack
@@ -127,14 +141,21 @@ def _page(
     messages: list[StoredMessage], args: Args, *, default_limit: int
 ) -> tuple[list[StoredMessage], str]:
     limit = max(1, min(args.number("limit", default_limit), 1000))
-    offset = 0
-    cursor = args.opt("cursor")
-    if cursor:
-        try:
-            offset = int(base64.b64decode(cursor).decode().removeprefix("offset:"))
-        except ValueError:
-            raise ApiError("invalid_cursor") from None
+    offset = _offset(args.opt("cursor"))
     page = messages[offset : offset + limit]
     more = offset + limit < len(messages)
     next_cursor = base64.b64encode(f"offset:{offset + limit}".encode()).decode() if more else ""
     return page, next_cursor
+
+
+def _offset(cursor: str | None) -> int:
+    """Where a page starts: the emulator's cursors are ``offset:N`` in base64."""
+    if not cursor:
+        return 0
+    try:
+        text = base64.b64decode(cursor, validate=True).decode()
+        if not text.startswith("offset:"):
+            raise ValueError(text)
+        return int(text.removeprefix("offset:"))
+    except ValueError:
+        raise ApiError("invalid_cursor") from None

@@ -74,6 +74,10 @@ METHODS: dict[str, MethodSpec] = {
         api_conversations.conversations_info,
         _by_conversation("channels:read", "groups:read", "im:read"),
     ),
+    "conversations.members": MethodSpec(
+        api_conversations.conversations_members,
+        _by_conversation("channels:read", "groups:read", "im:read"),
+    ),
     "conversations.open": MethodSpec(api_conversations.conversations_open, _needs("im:write")),
     "conversations.history": MethodSpec(
         api_conversations.conversations_history,

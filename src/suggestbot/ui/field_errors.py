@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.text import cut
 from suggestbot.ui.messages import t
 
 # The brief and a thread name keep the wording their own checks give for control characters;
@@ -81,7 +82,7 @@ def digest_form(
     if bad_time:
         errors[ids.INPUT_DIGEST_TIME] = t("digest.bad_time", lang)
     if bad_tz is not None:
-        errors[ids.INPUT_DIGEST_TZ] = t("digest.bad_tz", lang, tz=bad_tz)
+        errors[ids.INPUT_DIGEST_TZ] = t("digest.bad_tz", lang, tz=cut(bad_tz))
     if no_weekdays:
         errors[ids.INPUT_DIGEST_WEEKDAYS] = t("digest.no_weekdays", lang)
     if no_segment:

@@ -240,6 +240,16 @@ _EN: dict[str, str] = {
     "slack.dm_fallback": "Results for your brief from <#{channel}> (I'm not in that channel):",
     # generic
     "error.generic": "Sorry, something went wrong (reference `{ref}`). Please try again.",
+    "error.unreadable_command": "Slack sent this command without all of its details, so I "
+    "did nothing. Please send it again.",
+    "gone.message": "That message no longer exists (it was deleted), so there is nothing "
+    "to change in it.",
+    "gone.thread": "That thread no longer exists (its first message was deleted). Start a new "
+    "one with `/suggest brief`.",
+    "gone.view": "That window was closed before I could fill it in. Open it again if you "
+    "still need it.",
+    "gone.trigger": "That took too long to open. Please press the button (or send the "
+    "command) again.",
     "error.not_found": "The service does not know that item, or you may not see it.",
     "error.rate_limited": "The service is busy; try again in {seconds} seconds.",
     # ready-made content (/suggest inspire) and digests (/suggest digest)
@@ -826,6 +836,16 @@ _DE: dict[str, str] = {
     "Kanal):",
     "error.generic": "Entschuldigung, da ist etwas schiefgegangen (Referenz `{ref}`). "
     "Bitte versuche es erneut.",
+    "error.unreadable_command": "Slack hat diesen Befehl ohne alle Angaben gesendet, daher "
+    "habe ich nichts getan. Bitte sende ihn erneut.",
+    "gone.message": "Diese Nachricht gibt es nicht mehr (sie wurde gelöscht), darin lässt "
+    "sich nichts mehr ändern.",
+    "gone.thread": "Diesen Thread gibt es nicht mehr (seine erste Nachricht wurde gelöscht). "
+    "Beginne einen neuen mit `/suggest brief`.",
+    "gone.view": "Das Fenster wurde geschlossen, bevor ich es füllen konnte. Öffne es erneut, "
+    "wenn du es noch brauchst.",
+    "gone.trigger": "Das Öffnen hat zu lange gedauert. Bitte drücke den Button (oder sende den "
+    "Befehl) erneut.",
     "error.not_found": "Der Dienst kennt dieses Element nicht, oder du darfst es nicht sehen.",
     "error.rate_limited": "Der Dienst ist ausgelastet; versuche es in {seconds} Sekunden erneut.",
     # ready-made content (/suggest inspire) and digests (/suggest digest)

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.digests import QUIET
+from suggestbot.ui.blocks.text import mend
 from suggestbot.ui.replies import unescape_slack
 
 
@@ -44,7 +45,7 @@ def delivery_key(body: dict[str, Any]) -> str | None:
 def view_values(view: dict[str, Any]) -> dict[str, Any]:
     """Input values of a submitted view by block id: text, selected option value, or list."""
     values: dict[str, Any] = {}
-    for block_id, actions in (view.get("state") or {}).get("values", {}).items():
+    for block_id, actions in ((view.get("state") or {}).get("values") or {}).items():
         for action in actions.values():
             kind = action.get("type")
             if kind == "plain_text_input":
@@ -53,7 +54,9 @@ def view_values(view: dict[str, Any]) -> dict[str, Any]:
                 selected = action.get("selected_option")
                 values[block_id] = selected.get("value") if selected else None
             elif kind == "checkboxes":
-                values[block_id] = [o["value"] for o in action.get("selected_options") or []]
+                values[block_id] = [
+                    str(o.get("value") or "") for o in action.get("selected_options") or []
+                ]
             elif kind == "number_input":
                 values[block_id] = action.get("value")
             else:
@@ -63,10 +66,10 @@ def view_values(view: dict[str, Any]) -> dict[str, Any]:
 
 def selected_label(view: dict[str, Any], block_id: str) -> str | None:
     """The visible text of the option selected in ``block_id`` (a segment's name, say)."""
-    for action in (view.get("state") or {}).get("values", {}).get(block_id, {}).values():
+    for action in ((view.get("state") or {}).get("values") or {}).get(block_id, {}).values():
         selected = action.get("selected_option")
         if selected:
-            return str(selected["text"]["text"])
+            return str((selected.get("text") or {}).get("text") or "") or None
     return None
 
 
@@ -129,7 +132,8 @@ def shortcut_message(body: dict[str, Any]) -> ShortcutMessage:
         user_id=str(user.get("id") or ""),
         channel_id=str((body.get("channel") or {}).get("id") or ""),
         message_ts=str(body.get("message_ts") or message.get("ts") or ""),
-        text=unescape_slack(text),
+        # Shown in a modal and kept: what is no character at all cannot be either.
+        text=mend(unescape_slack(text)),
     )
 
 
@@ -180,7 +184,7 @@ def submitted_view(body: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _first_element(view: dict[str, Any], block_id: str) -> dict[str, Any]:
-    for action in (view.get("state") or {}).get("values", {}).get(block_id, {}).values():
+    for action in ((view.get("state") or {}).get("values") or {}).get(block_id, {}).values():
         return dict(action)
     return {}
 

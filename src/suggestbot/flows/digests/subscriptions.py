@@ -11,7 +11,7 @@ from collections.abc import Collection
 from typing import Any
 
 from suggestbot.contentapi import ContentApiError
-from suggestbot.flows import home, interactions, slackio
+from suggestbot.flows import access, home, interactions, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests.content import pair_of, render
 from suggestbot.flows.digests.schedule import Schedule, from_epoch, next_fire
@@ -93,16 +93,24 @@ def visible(deps: Deps, *, team_id: str, channel_id: str, user_id: str) -> list[
     return sorted(here, key=lambda d: d.created_at) + sorted(elsewhere, key=lambda d: d.created_at)
 
 
-def find(deps: Deps, asker: Asker, ref: str) -> Digest | None:
+def find(deps: Deps, asker: Asker, ref: str, *, change: bool = False) -> Digest | None:
     """The digest ``ref`` names (its id or the start of it); without ``ref``, the channel's only
-    digest. None when there is no such digest or the choice is not unique."""
+    digest. Only digests the asker may read (or, with ``change``, change) are considered
+    (:mod:`suggestbot.flows.access`). None when there is no such digest or the choice is not
+    unique."""
     ref = ref.strip().lower()
     digests = deps.records.digests
     if ref:
-        matches = [d for d in digests.matching(team_id=asker.team_id) if d.id.startswith(ref)]
+        named = [d for d in digests.matching(team_id=asker.team_id) if d.id.startswith(ref)]
     else:
-        matches = digests.matching(team_id=asker.team_id, channel_id=asker.channel_id)
+        named = digests.matching(team_id=asker.team_id, channel_id=asker.channel_id)
+    person = _person(asker)
+    matches = [d for d in named if access.digest(deps, person, d.id, change=change) is not None]
     return matches[0] if len(matches) == 1 else None
+
+
+def _person(asker: Asker) -> access.Person:
+    return access.Person(asker.team_id, asker.user_id, asker.channel_id)
 
 
 def tell_not_found(deps: Deps, asker: Asker, ref: str) -> None:
@@ -117,8 +125,15 @@ def list_for(deps: Deps, asker: Asker) -> None:
     )
     now = from_epoch(deps.clock())
     next_fires = {d.id: None if d.paused else next_fire(schedule_of(d), after=now) for d in digests}
+    theirs = {d.id for d in digests if d.created_by == asker.user_id}
+    if len(theirs) < len(digests) and access.is_admin(deps, asker.user_id):
+        theirs = {d.id for d in digests}  # the others are this channel's, which they are in
     message = build_digest_list(
-        lang=lang, digests=digests, next_fires=next_fires, channel_id=asker.channel_id
+        lang=lang,
+        digests=digests,
+        next_fires=next_fires,
+        channel_id=asker.channel_id,
+        changeable=theirs,
     )
     tell(deps, asker, message)
 
@@ -128,17 +143,17 @@ def describe_added(digest: Digest, *, lang: str, now: float) -> str:
     return added_text(lang=lang, digest=digest, next_fire=upcoming)
 
 
-def _of_askers_team(deps: Deps, asker: Asker, digest_id: str) -> Digest | None:
-    """The digest, if it belongs to the asker's workspace (ids travel in button values; one
-    install serves many workspaces, and none may touch another's digests)."""
-    digest = deps.records.digests.get(digest_id)
-    return digest if digest is not None and digest.team_id == asker.team_id else None
+def _allowed(deps: Deps, asker: Asker, digest_id: str, *, change: bool) -> Digest | None:
+    """The digest, if the asker may read it (or change it): its creator, or a member of its
+    channel (an admin, to change another's). Ids travel in button values and typed commands,
+    and one install serves many workspaces: anything else is "not found"."""
+    return access.digest(deps, _person(asker), digest_id, change=change)
 
 
 def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> None:
     """Pause or resume by hand. Resuming never posts a time already past today."""
     now = deps.clock()
-    if _of_askers_team(deps, asker, digest_id) is None:
+    if _allowed(deps, asker, digest_id, change=True) is None:
         tell_not_found(deps, asker, digest_id)
         return
 
@@ -157,7 +172,7 @@ def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> Non
 
 
 def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
-    digest = _of_askers_team(deps, asker, digest_id)
+    digest = _allowed(deps, asker, digest_id, change=True)
     if digest is None or not deps.records.digests.delete(digest_id):
         tell_not_found(deps, asker, digest_id)
         return
@@ -168,7 +183,7 @@ def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
 
 def preview(deps: Deps, asker: Asker, digest_id: str) -> None:
     """Show the digest as it would be posted now, to the asker only; changes nothing."""
-    digest = _of_askers_team(deps, asker, digest_id)
+    digest = _allowed(deps, asker, digest_id, change=False)
     if digest is None:
         tell_not_found(deps, asker, digest_id)
         return

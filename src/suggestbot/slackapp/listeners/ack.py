@@ -24,7 +24,8 @@ from slack_bolt import Ack, App
 from suggestbot.flows import interactions, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.store import StoreUnavailable
-from suggestbot.ui.blocks.notices import build_failure_notice
+from suggestbot.ui.blocks.notices import build_failure_notice, build_gone
+from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.payloads import button_place
 
 log = logging.getLogger(__name__)
@@ -45,22 +46,31 @@ def in_background(
     and the user is told (ephemerally) with the same reference, never a traceback."""
     recorded = interactions.current()
 
+    def tell(message: Message, what: str) -> None:
+        try:
+            slackio.notify(
+                deps,
+                user_id=user_id,
+                channel_id=channel_id or user_id,
+                message=message,
+                response_url=response_url,
+            )
+        except Exception:
+            log.exception("could not tell user %s about %s", user_id, what)
+
     def work() -> None:
         try:
             fn(*args)
-        except Exception:
+        except Exception as exc:
+            what = slackio.gone(exc)
+            if what is not None:
+                # Deleted or closed meanwhile: nothing went wrong, the person is told so.
+                log.warning("background work stopped: the %s no longer exists in Slack", what)
+                tell(build_gone(lang=deps.lang_of(user_id), what=what), f"a {what} gone")
+                return
             ref = uuid.uuid4().hex[:8]
             log.exception("background work failed (reference %s)", ref)
-            try:
-                slackio.notify(
-                    deps,
-                    user_id=user_id,
-                    channel_id=channel_id or user_id,
-                    message=build_failure_notice(lang=deps.lang_of(user_id), ref=ref),
-                    response_url=response_url,
-                )
-            except Exception:
-                log.exception("could not tell user %s about failure %s", user_id, ref)
+            tell(build_failure_notice(lang=deps.lang_of(user_id), ref=ref), f"failure {ref}")
 
     def run() -> None:
         if recorded is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows import slackio
+from suggestbot.flows import access, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import Asker
 from suggestbot.ui.blocks.results import Message
@@ -36,6 +36,18 @@ def from_press(body: dict[str, Any]) -> Asker:
         response_url=body.get("response_url"),
         trigger_id=body.get("trigger_id"),
     )
+
+
+def person_pressing(body: dict[str, Any]) -> access.Person:
+    """Who pressed a button, and the channel Slack delivered the press from."""
+    team_id, user_id = acting_user(body)
+    return access.Person(team_id, user_id, button_place(body).channel or "")
+
+
+def person_submitting(body: dict[str, Any]) -> access.Person:
+    """Who submitted a modal (a modal is in no channel: any channel is asked of Slack)."""
+    team_id, user_id = acting_user(body)
+    return access.Person(team_id, user_id)
 
 
 def answer_command(deps: Deps, body: dict[str, Any], message: Message) -> None:

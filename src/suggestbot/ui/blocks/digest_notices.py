@@ -12,7 +12,7 @@ from suggestbot.store.records import Digest
 from suggestbot.ui.blocks.digests import digest_fields, slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import escape_mrkdwn, quote
 from suggestbot.ui.messages import t
 
 # Slack errors whose reason has its own sentence (others get a general one).
@@ -31,7 +31,7 @@ def added_text(*, lang: str, digest: Digest, next_fire: datetime | None) -> str:
 
 def build_digest_not_found(*, lang: str, ref: str) -> Message:
     """``ref`` (an id, the start of one, or nothing) names no single digest of the workspace."""
-    return build_notice(lang=lang, text=t("digest.not_found", lang, ref=ref))
+    return build_notice(lang=lang, text=t("digest.not_found", lang, ref=quote(ref)))
 
 
 def build_digest_toggled(*, lang: str, digest: Digest, paused: bool) -> Message:
@@ -56,7 +56,7 @@ def build_digest_removed(*, lang: str, digest: Digest) -> Message:
 
 def build_digest_usage(*, lang: str, sub: str) -> Message:
     """``/suggest digest <sub>`` with a word it does not know."""
-    return build_notice(lang=lang, text=t("digest.usage", lang, sub=sub))
+    return build_notice(lang=lang, text=t("digest.usage", lang, sub=quote(sub)))
 
 
 def build_invite_first(*, lang: str, channel_id: str) -> Message:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -251,11 +251,14 @@ def build_digest_list(
     digests: Sequence[Digest],
     next_fires: Mapping[str, datetime | None],
     channel_id: str,
+    changeable: Collection[str] | None = None,
 ) -> Message:
     """The digests with their health and buttons to pause or resume, preview and remove.
 
     ``next_fires`` holds, by digest id, when each active digest posts next; ``channel_id`` is
-    where they were asked for (its digests come first, then the asker's own elsewhere).
+    where they were asked for (its digests come first, then the asker's own elsewhere);
+    ``changeable`` the ids the asker may pause, resume and remove (None: all), the others
+    only get [Preview].
     """
     title = t("digest.list_title", lang, channel=channel_id)
     blocks: list[Block] = [SectionBlock(block_id="title", text=MarkdownTextObject(text=title))]
@@ -288,25 +291,20 @@ def build_digest_list(
                 value=digest.id,
             )
         )
-        blocks.append(
-            ActionsBlock(
-                block_id=f"a-{digest.id}",
-                elements=[
-                    toggle,
-                    ButtonElement(
-                        text=t("digest.preview_button", lang),
-                        action_id=ids.ACTION_DIGEST_PREVIEW,
-                        value=digest.id,
-                    ),
-                    ButtonElement(
-                        text=t("digest.remove_button", lang),
-                        action_id=ids.ACTION_DIGEST_REMOVE,
-                        value=digest.id,
-                        style="danger",
-                    ),
-                ],
-            )
+        preview = ButtonElement(
+            text=t("digest.preview_button", lang),
+            action_id=ids.ACTION_DIGEST_PREVIEW,
+            value=digest.id,
         )
+        remove = ButtonElement(
+            text=t("digest.remove_button", lang),
+            action_id=ids.ACTION_DIGEST_REMOVE,
+            value=digest.id,
+            style="danger",
+        )
+        mine = changeable is None or digest.id in changeable
+        elements = [toggle, preview, remove] if mine else [preview]
+        blocks.append(ActionsBlock(block_id=f"a-{digest.id}", elements=elements))
     if len(digests) > _LIST_ROOM:
         more = t("digest.more", lang, count=len(digests) - _LIST_ROOM)
         blocks.append(ContextBlock(block_id="more", elements=[MarkdownTextObject(text=more)]))

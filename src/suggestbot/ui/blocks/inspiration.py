@@ -33,7 +33,12 @@ from suggestbot.ui.blocks.results import (
     Variant,
     build_variant_messages,
 )
-from suggestbot.ui.blocks.text import MESSAGE_TEXT_BUDGET, block_text_length, escape_mrkdwn
+from suggestbot.ui.blocks.text import (
+    MESSAGE_TEXT_BUDGET,
+    block_text_length,
+    escape_mrkdwn,
+    quote,
+)
 from suggestbot.ui.messages import t
 
 BUTTON_TEXT_MAX = 75
@@ -272,9 +277,9 @@ def build_pair_picker(
     """
     intro: list[str] = []
     if unknown:
-        intro.append(t("inspire.unknown", lang, text=escape_mrkdwn(unknown)))
+        intro.append(t("inspire.unknown", lang, text=quote(unknown)))
     key = f"inspire.pick_{asking}_ambiguous" if typed else f"inspire.pick_{asking}"
-    intro.append(t(key, lang, text=escape_mrkdwn(typed)))
+    intro.append(t(key, lang, text=quote(typed)))
     other = "use_case" if asking == "segment" else "segment"
     shown = t(f"inspire.chosen_{other}", lang, name=escape_mrkdwn(chosen)) if chosen else None
     return build_picker(

@@ -12,7 +12,7 @@ from typing import Literal
 from suggestbot.ui.blocks.inspiration import Labels
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import escape_mrkdwn, quote
 from suggestbot.ui.messages import t
 
 
@@ -28,7 +28,7 @@ def build_offer_gone(*, lang: str) -> Message:
 
 def build_bad_option(*, lang: str, option: str) -> Message:
     """``/suggest inspire`` with an option it does not know (or a malformed one)."""
-    return build_notice(lang=lang, text=t("inspire.bad_option", lang, option=option))
+    return build_notice(lang=lang, text=t("inspire.bad_option", lang, option=quote(option)))
 
 
 def build_cannot_post(*, lang: str, channel_id: str) -> Message:

@@ -10,7 +10,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from suggestbot.store.records import LinkedUser
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
-from suggestbot.ui.blocks.text import split_text
+from suggestbot.ui.blocks.text import mend, quote, split_text
 from suggestbot.ui.messages import t
 
 
@@ -40,9 +40,20 @@ def build_failure_notice(*, lang: str, ref: str) -> Message:
     return build_notice(lang=lang, text=t("error.generic", lang, ref=ref))
 
 
+def build_brief_not_text(*, lang: str) -> Message:
+    """A brief holding characters that are not text (they can be neither kept nor sent)."""
+    return build_notice(lang=lang, text=t("brief.input_invalid_encoding", lang))
+
+
+def build_gone(*, lang: str, what: str) -> Message:
+    """What a press or reply acted on no longer exists in Slack (``what``: ``message``,
+    ``thread``, ``view``, or ``trigger`` for a modal that could no longer be opened)."""
+    return build_notice(lang=lang, text=t(f"gone.{what}", lang))
+
+
 def build_unknown_subcommand(*, lang: str, sub: str) -> Message:
     """``/suggest <word>`` with a word it does not know: say so, then the help."""
-    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=sub))
+    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=quote(sub)))
 
 
 def build_connect_needed(*, lang: str, held_id: str) -> Message:
@@ -153,7 +164,7 @@ def build_returned_text(
         SectionBlock(block_id="problem", text=MarkdownTextObject(text=problem)),
         SectionBlock(block_id="returned-intro", text=MarkdownTextObject(text=t(intro_key, lang))),
     ]
-    chunks = split_text(text)[: MESSAGE_BLOCKS_MAX - len(blocks)]
+    chunks = split_text(mend(text))[: MESSAGE_BLOCKS_MAX - len(blocks)]
     blocks += [
         SectionBlock(block_id=f"returned-{i}", text=PlainTextObject(text=chunk, emoji=False))
         for i, chunk in enumerate(chunks)

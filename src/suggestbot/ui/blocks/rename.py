@@ -8,7 +8,7 @@ from typing import Literal
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Button, Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import escape_mrkdwn, quote
 from suggestbot.ui.messages import t
 
 RenameProblem = Literal["connect", "no_thread_yet", "not_visible", "expired", "failed"]
@@ -40,7 +40,7 @@ def build_rename_refused(*, lang: str, name: str, code: str, retry_key: str) -> 
     ``thread_name_too_long`` or ``thread_name_not_plain_text``): the name, why, and the modal
     again."""
     problem = t(f"rename.{code}", lang)
-    text = t("rename.refused", lang, name=escape_mrkdwn(name), problem=problem)
+    text = t("rename.refused", lang, name=quote(name), problem=problem)
     return build_notice(lang=lang, text=text, buttons=_again(retry_key))
 
 

@@ -13,6 +13,33 @@ SECTION_TEXT_MAX = 3000
 MESSAGE_TEXT_BUDGET = 10_000
 
 
+# What a person typed, shown back inside a sentence ("I don't know `/suggest …`"): at most
+# this many characters, so a sentence stays far inside a section's 3,000 (and a field error's
+# room under its input) whatever was typed.
+QUOTE_MAX = 100
+
+
+def cut(text: str, *, limit: int = QUOTE_MAX) -> str:
+    """``text`` as typed, to quote back in plain text: on one line, at most ``limit``
+    characters (ending "…" when cut)."""
+    one_line = " ".join(mend(text).split())
+    if len(one_line) > limit:
+        one_line = one_line[: limit - 1].rstrip() + "…"
+    return one_line
+
+
+def quote(text: str, *, limit: int = QUOTE_MAX) -> str:
+    """``text`` as typed, to quote back in mrkdwn: :func:`cut`, escaped, and without backticks
+    that would end a code span early."""
+    return escape_mrkdwn(cut(text, limit=limit).replace("`", "\u02cb"))
+
+
+def mend(text: str) -> str:
+    """``text`` with each lone surrogate (``"\\ud800"`` through a JSON escape: no character at
+    all, which cannot be sent on) shown as U+FFFD, the replacement character."""
+    return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+
+
 def escape_mrkdwn(text: str) -> str:
     """Escape the three characters Slack's mrkdwn gives meaning to (``&``, ``<``, ``>``)."""
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -7,12 +7,12 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import requests, results
+from suggestbot.flows import access, requests, results
 from suggestbot.flows.brief_modal import open_brief_modal
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
-from suggestbot.slackapp.listeners.askers import answer_press
+from suggestbot.slackapp.listeners.askers import answer_press, person_pressing
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_only_author
 from suggestbot.ui.payloads import action_value, button_place
@@ -34,7 +34,8 @@ def register(app: App, deps: Deps) -> None:
 def _retry(deps: Deps, body: dict[str, Any]) -> None:
     user_id = body["user"]["id"]
     request_id = action_value(body)
-    req = deps.records.requests.get(request_id)
+    # Anyone in the channel sees the button; only the author may send again.
+    req = access.request(deps, person_pressing(body), request_id)
     if req is None:
         return
     if not requests.retry(deps, request_id, acting_user=user_id):
@@ -56,7 +57,7 @@ def _reopen_brief(deps: Deps, body: dict[str, Any], *, resend: bool) -> None:
     """The brief modal filled from the pressed root's request, for its author only; with
     ``resend`` the submission replaces that request instead of sending a new brief."""
     user_id = body["user"]["id"]
-    req = deps.records.requests.get(action_value(body))
+    req = access.request(deps, person_pressing(body), action_value(body))
     if req is None:
         return
     if req.user_id != user_id:
@@ -81,6 +82,9 @@ def _refresh_preview(deps: Deps, body: dict[str, Any]) -> None:
     place = button_place(body)
     if not (place.channel and place.message_ts and number.isdigit()):
         return
+    req = access.request(deps, person_pressing(body), request_id)
+    if req is None or place.channel != (req.post_channel_id or req.channel_id):
+        return  # only in the request's own channel: never another's variant elsewhere
     results.refresh_preview(
         deps,
         request_id=request_id,
@@ -91,7 +95,7 @@ def _refresh_preview(deps: Deps, body: dict[str, Any]) -> None:
 
 
 def _check_again(deps: Deps, body: dict[str, Any]) -> None:
-    req = deps.records.requests.get(action_value(body))
+    req = access.request(deps, person_pressing(body), action_value(body))
     if req is None or req.run_id is None:
         return
     deps.records.requests.update(

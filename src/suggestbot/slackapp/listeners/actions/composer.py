@@ -7,10 +7,11 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import composer
+from suggestbot.flows import access, composer
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
+from suggestbot.slackapp.listeners.askers import person_pressing
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.composer import request_of_choices_block
 from suggestbot.ui.payloads import acting_user, button_place, picked_option
@@ -39,7 +40,8 @@ def _pick(deps: Deps, body: dict[str, Any], which: str) -> None:
     team_id, user_id = acting_user(body)
     if request_id is None or not value:
         return
-    done = composer.pick(
+    mine = access.own_request(deps, person_pressing(body), request_id) is not None
+    done = mine and composer.pick(
         deps, team_id=team_id, user_id=user_id, request_id=request_id, which=which, value=value
     )
     if not done:

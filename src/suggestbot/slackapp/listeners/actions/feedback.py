@@ -11,10 +11,11 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import feedback, results, slackio
+from suggestbot.flows import access, feedback, results, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
+from suggestbot.slackapp.listeners.askers import person_pressing
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.feedback import build_reason_modal, parse_press
 from suggestbot.ui.blocks.gallery import build_copy_gone
@@ -33,6 +34,9 @@ def _pressed(deps: Deps, body: dict[str, Any]) -> None:
         return
     positive, what = press
     _, user_id = acting_user(body)
+    parsed = feedback.parse_value(what)
+    if parsed is None or access.request(deps, person_pressing(body), parsed[0]) is None:
+        return  # a variant the person cannot see is not theirs to vote on
     cast = feedback.vote(
         deps, team_id=workspace_of(body), user_id=user_id, value=what, positive=positive
     )
@@ -47,9 +51,10 @@ def _copy_text(deps: Deps, body: dict[str, Any]) -> None:
     _, user_id = acting_user(body)
     lang = deps.lang_of(user_id)
     parsed = feedback.parse_value(action_value(body))
+    readable = parsed and access.request(deps, person_pressing(body), parsed[0]) is not None
     messages = (
         results.copy_text(deps, request_id=parsed[0], variant_no=parsed[1], lang=lang)
-        if parsed
+        if parsed and readable
         else None
     )
     channel = button_place(body).channel or user_id

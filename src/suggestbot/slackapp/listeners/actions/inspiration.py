@@ -6,7 +6,7 @@ import re
 
 from slack_bolt import App
 
-from suggestbot.flows import inspiration
+from suggestbot.flows import access, inspiration
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import Asker
 from suggestbot.slackapp.listeners import interactions
@@ -35,13 +35,26 @@ def _pick(deps: Deps, asker: Asker, value: str) -> None:
     inspiration.picked(deps, asker, read_pick_value(value))
 
 
+def _own_offer(deps: Deps, asker: Asker, offer_id: str) -> bool:
+    """An offer is shared or refined only by the person it was shown to."""
+    person = access.Person(asker.team_id, asker.user_id, asker.channel_id)
+    if access.offer(deps, person, offer_id) is not None:
+        return True
+    inspiration.tell_offer_gone(deps, asker)
+    return False
+
+
 def _share(deps: Deps, asker: Asker, value: str) -> None:
     offer_id, _, suggestion_id = value.partition(":")
+    if not _own_offer(deps, asker, offer_id):
+        return
     inspiration.share_pressed(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
 
 
 def _refine(deps: Deps, asker: Asker, value: str) -> None:
     offer_id, _, suggestion_id = value.partition(":")
+    if not _own_offer(deps, asker, offer_id):
+        return
     inspiration.refine_pressed(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
 
 

@@ -6,12 +6,12 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import linking, refine
+from suggestbot.flows import access, linking, refine
 from suggestbot.flows.brief_modal import open_brief_modal
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
-from suggestbot.slackapp.listeners.askers import answer_press
+from suggestbot.slackapp.listeners.askers import answer_press, person_pressing
 from suggestbot.store.records import KEEP_HELD
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
@@ -30,6 +30,8 @@ def register(app: App, deps: Deps) -> None:
 def _connect(deps: Deps, body: dict[str, Any]) -> None:
     value = action_value(body)
     held_id = value.removeprefix("held:") if value.startswith("held:") else ""
+    if held_id and access.held(deps, person_pressing(body), held_id) is None:
+        held_id = ""  # another's (or gone): connect without it
     linking.open_connect_modal(
         deps,
         trigger_id=body["trigger_id"],
@@ -41,8 +43,8 @@ def _connect(deps: Deps, body: dict[str, Any]) -> None:
 
 
 def _resend_held(deps: Deps, body: dict[str, Any]) -> None:
-    user_id, team_id = body["user"]["id"], body["user"]["team_id"]
-    held = deps.records.held.get(action_value(body))
+    team_id, user_id = acting_user(body)
+    held = access.held(deps, person_pressing(body), action_value(body))
     if held is None:
         answer_press(deps, body, build_held_gone(lang=deps.lang_of(user_id), days=KEEP_HELD.days))
         return
@@ -68,7 +70,7 @@ def _resend_held(deps: Deps, body: dict[str, Any]) -> None:
 
 def _resend_held_reply(deps: Deps, body: dict[str, Any]) -> None:
     """After a restart: a kept thread reply is resent; kept briefs wait for another press."""
-    held = deps.records.held.get(action_value(body))
+    held = access.held(deps, person_pressing(body), action_value(body))
     team_id, user_id = acting_user(body)
     if held is None or not held.thread_ts:
         return

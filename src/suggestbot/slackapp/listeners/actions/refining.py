@@ -11,10 +11,11 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import linking, refine, refine_again, rename, threads, turns
+from suggestbot.flows import access, linking, refine, refine_again, rename, threads, turns
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
+from suggestbot.slackapp.listeners.askers import person_pressing
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.thread_modals import (
     build_instruction_modal,
@@ -67,6 +68,8 @@ def _open_refine(deps: Deps, body: dict[str, Any]) -> None:
     channel, thread_ts = place.channel, place.thread_ts
     if not (channel and thread_ts):
         return
+    if not access.may_use_thread(deps, person_pressing(body), channel=channel, thread_ts=thread_ts):
+        return
     if _connect_first(deps, body, team_id=team_id, user_id=user_id, channel=channel):
         return
     lang = deps.lang_of(user_id)
@@ -90,9 +93,13 @@ def _open_refine(deps: Deps, body: dict[str, Any]) -> None:
 
 
 def _choose(deps: Deps, body: dict[str, Any]) -> None:
-    _, user_id = acting_user(body)
+    team_id, user_id = acting_user(body)
     refine.on_choice(
-        deps, value=action_value(body), user_id=user_id, response_url=body.get("response_url")
+        deps,
+        value=action_value(body),
+        team_id=team_id,
+        user_id=user_id,
+        response_url=body.get("response_url"),
     )
 
 
@@ -100,6 +107,8 @@ def _open_rename(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = acting_user(body)
     channel, _, thread_ts = action_value(body).partition(":")  # the binding's key
     if not (channel and thread_ts):
+        return
+    if not access.may_use_thread(deps, person_pressing(body), channel=channel, thread_ts=thread_ts):
         return
     if _connect_first(deps, body, team_id=team_id, user_id=user_id, channel=channel):
         return
@@ -110,6 +119,9 @@ def _open_rename(deps: Deps, body: dict[str, Any]) -> None:
 
 def _refresh_turn(deps: Deps, body: dict[str, Any]) -> None:
     place = button_place(body)
+    req = access.request(deps, person_pressing(body), action_value(body))
+    if req is None or place.channel != req.channel_id:
+        return  # only in the turn's own thread: never another's turn elsewhere
     if place.channel and place.message_ts:
         turns.refresh_turn_preview(
             deps, request_id=action_value(body), channel=place.channel, ts=place.message_ts
@@ -118,7 +130,7 @@ def _refresh_turn(deps: Deps, body: dict[str, Any]) -> None:
 
 def _show_instruction(deps: Deps, body: dict[str, Any]) -> None:
     """Open the whole instruction of a refinement whose thread quotes only its beginning."""
-    req = deps.records.requests.get(action_value(body))
+    req = access.request(deps, person_pressing(body), action_value(body))
     if req is None:
         return
     lang = deps.lang_of(body["user"]["id"])
@@ -129,6 +141,8 @@ def _show_instruction(deps: Deps, body: dict[str, Any]) -> None:
 
 def _refine_head(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = acting_user(body)
+    if access.request(deps, person_pressing(body), action_value(body)) is None:
+        return
     refine_again.refine_head(
         deps, request_id=action_value(body), team_id=team_id, acting_user=user_id
     )
@@ -136,6 +150,8 @@ def _refine_head(deps: Deps, body: dict[str, Any]) -> None:
 
 def _without_image(deps: Deps, body: dict[str, Any]) -> None:
     team_id, user_id = acting_user(body)
+    if access.request(deps, person_pressing(body), action_value(body)) is None:
+        return
     refine_again.resend_without_image(
         deps, request_id=action_value(body), team_id=team_id, acting_user=user_id
     )

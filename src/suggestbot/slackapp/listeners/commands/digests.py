@@ -78,13 +78,13 @@ def _list(deps: Deps, body: dict[str, Any], asker: Asker, arg: str) -> None:
 
 
 def _one(
-    work: Callable[[Deps, Asker, str], None],
+    work: Callable[[Deps, Asker, str], None], *, change: bool = True
 ) -> Callable[[Deps, dict[str, Any], Asker, str], None]:
     """A subcommand acting on one digest: named by id (or its start), or the channel's only one;
     otherwise the list is shown to choose from."""
 
     def run(deps: Deps, body: dict[str, Any], asker: Asker, arg: str) -> None:
-        digest = digests.find(deps, asker, arg)
+        digest = digests.find(deps, asker, arg, change=change)
         if digest is None:
             if arg:
                 digests.tell_not_found(deps, asker, arg)
@@ -109,5 +109,5 @@ _ACTIONS: dict[str, Callable[[Deps, dict[str, Any], Asker, str], None]] = {
     "remove": _one(digests.remove),
     "pause": _one(_pause),
     "resume": _one(_resume),
-    "preview": _one(digests.preview),
+    "preview": _one(digests.preview, change=False),
 }

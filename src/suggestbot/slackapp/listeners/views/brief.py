@@ -9,10 +9,11 @@ from slack_bolt import Ack, App
 
 from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief
-from suggestbot.flows import brief, requests
+from suggestbot.flows import access, brief, requests
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
+from suggestbot.slackapp.listeners.askers import person_submitting
 from suggestbot.store.records import Preferences, user_key
 from suggestbot.ui import field_errors
 from suggestbot.ui.blocks import ids
@@ -30,7 +31,7 @@ def register(app: App, deps: Deps) -> None:
         values = view_values(view)
         metadata = load_metadata(view.get("private_metadata"))
         if metadata.get("held"):
-            held = deps.records.held.get(metadata["held"])
+            held = access.held(deps, person_submitting(body), str(metadata["held"]))
             text = held.text if held else ""
         else:
             text = str(values.get(ids.INPUT_BRIEF) or "")
@@ -79,16 +80,34 @@ def register(app: App, deps: Deps) -> None:
 
 
 def _replay_edited_brief(deps: Deps, body: dict[str, Any]) -> None:
-    view, user_id = body["view"], body["user"]["id"]
+    view = body["view"]
     metadata = load_metadata(view.get("private_metadata"))
-    earlier = deps.records.requests.get(metadata["request"]) if metadata.get("request") else None
-    if earlier is None or earlier.user_id != user_id or metadata.get("held"):
+    earlier = access.own_request(deps, person_submitting(body), _str(metadata.get("request")))
+    if earlier is None or metadata.get("held"):
         return
     values = view_values(view)
     text = str(values.get(ids.INPUT_BRIEF) or "")
     if check_brief(text) or not (values.get(ids.INPUT_SEGMENT) and values.get(ids.INPUT_USE_CASE)):
         return
     _send_brief(deps, body, text, metadata, None)
+
+
+def _str(value: Any) -> str | None:
+    """A metadata value as an id (None when it is none)."""
+    return str(value) if value else None
+
+
+def _post_where_allowed(deps: Deps, body: dict[str, Any], request_id: str) -> None:
+    """A brief goes to the channel its modal was opened in only if its author is a member of
+    it, else to their DM (asked of Slack after the ack: a big channel takes several calls)."""
+    req = deps.records.requests.get(request_id)
+    if req is None or req.state != "new":
+        return
+    where = access.where_to_post(deps, person_submitting(body), req.channel_id)
+    if where != req.channel_id:
+        deps.records.requests.update(
+            request_id, lambda r: r.model_copy(update={"channel_id": where})
+        )
 
 
 def _variant_count(values: dict[str, Any]) -> int | None:
@@ -130,10 +149,11 @@ def _record_brief(
             variants=run_request.variant_count,
         ),
     )
-    if metadata.get("held"):
-        deps.records.held.delete(metadata["held"])
-    earlier = deps.records.requests.get(metadata["request"]) if metadata.get("request") else None
-    if earlier is not None and earlier.user_id == user_id:
+    person = person_submitting(body)
+    held = access.held(deps, person, _str(metadata.get("held")))
+    if held is not None:
+        deps.records.held.delete(held.id)
+    if access.own_request(deps, person, _str(metadata.get("request"))) is not None:
         return None
     if metadata.get("source"):  # made from a message ("Turn into a brief")
         labels = {**labels, requests.SOURCE_LABEL: str(metadata["source"])}
@@ -152,6 +172,7 @@ def _send_brief(
     deps: Deps, body: dict[str, Any], text: str, metadata: dict[str, Any], recorded: str | None
 ) -> None:
     if recorded is not None:
+        _post_where_allowed(deps, body, recorded)
         brief.launch(deps, recorded, response_url=metadata.get("response_url"))
         return
     run_request, labels = _brief_request(body["view"], text)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import digests, slackio
+from suggestbot.flows import access, digests, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests.schedule import is_valid_zone, parse_hhmm
 from suggestbot.flows.inspiration import Pair
@@ -16,6 +17,8 @@ from suggestbot.ui import field_errors
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.payloads import digest_form, load_metadata, selected_label
+
+log = logging.getLogger(__name__)
 
 
 def form_errors(form: dict[str, Any], lang: str) -> dict[str, str]:
@@ -71,6 +74,10 @@ def _replay_create(deps: Deps, body: dict[str, Any]) -> None:
 
 def _create(deps: Deps, body: dict[str, Any], form: dict[str, Any], channel_id: str) -> None:
     user_id, team_id = body["user"]["id"], body["user"]["team_id"]
+    if not access.member_of(deps, access.Person(team_id, user_id), channel_id):
+        # The modal was opened in this channel: a person who is not in it did not open it.
+        log.warning("a digest for a channel its submitter is not in was not created")
+        return
     lang = deps.lang_of(user_id)
     view = body["view"]
     pair = Pair(

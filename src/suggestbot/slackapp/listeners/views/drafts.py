@@ -6,7 +6,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import drafts
+from suggestbot.flows import access, drafts
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
@@ -54,7 +54,9 @@ def _save(deps: Deps, body: dict[str, Any]) -> None:
         deps,
         team_id=team_id,
         user_id=user_id,
-        channel_id=str(metadata.get("channel") or user_id),
+        channel_id=access.where_to_post(
+            deps, access.Person(team_id, user_id), str(metadata.get("channel") or "")
+        ),
         segment_id=segment_id,
         use_case_id=use_case_id,
         subject=subject,

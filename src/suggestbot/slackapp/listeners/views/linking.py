@@ -8,7 +8,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import home, linking, slackio
+from suggestbot.flows import access, home, linking, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.linking import LinkResult
 from suggestbot.slackapp.listeners import interactions
@@ -79,7 +79,8 @@ def _finish_connect(deps: Deps, body: dict[str, Any], checking: Future[LinkResul
     lang = deps.lang_of(user_id)
     metadata = load_metadata(body["view"].get("private_metadata"))
     result = checking.result()
-    held = deps.records.held.get(metadata["held"]) if metadata.get("held") else None
+    person = access.Person(body["user"]["team_id"], user_id)
+    held = access.held(deps, person, str(metadata.get("held") or ""))
     message = build_connect_outcome(
         lang=lang,
         problem=None if result is LinkResult.LINKED else result.value,

@@ -7,7 +7,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_thread_name
-from suggestbot.flows import refine, rename
+from suggestbot.flows import access, refine, rename
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
@@ -99,15 +99,16 @@ def _submit_refine(
     instruction: str,
     regenerate_image: bool,
 ) -> None:
-    channel, thread_ts = metadata.get("channel"), metadata.get("thread_ts")
-    if not (channel and thread_ts):
+    channel, thread_ts = str(metadata.get("channel") or ""), str(metadata.get("thread_ts") or "")
+    person = access.Person(team_id, user_id)
+    if not access.may_use_thread(deps, person, channel=channel, thread_ts=thread_ts):
         return
     refine.submit_modal(
         deps,
         team_id=team_id,
         user_id=user_id,
-        channel=str(channel),
-        thread_ts=str(thread_ts),
+        channel=channel,
+        thread_ts=thread_ts,
         variant=int(metadata.get("variant") or 0),
         instruction=instruction,
         regenerate_image=regenerate_image,
@@ -117,11 +118,10 @@ def _submit_refine(
 def _finish_rename(
     deps: Deps, team_id: str, user_id: str, metadata: dict[str, Any], name: str
 ) -> None:
+    channel, thread_ts = str(metadata.get("channel") or ""), str(metadata.get("thread_ts") or "")
+    person = access.Person(team_id, user_id)
+    if not access.may_use_thread(deps, person, channel=channel, thread_ts=thread_ts):
+        return
     rename.finish(
-        deps,
-        team_id=team_id,
-        user_id=user_id,
-        channel=str(metadata.get("channel") or ""),
-        thread_ts=str(metadata.get("thread_ts") or ""),
-        name=name,
+        deps, team_id=team_id, user_id=user_id, channel=channel, thread_ts=thread_ts, name=name
     )
