@@ -691,17 +691,28 @@ def app_process(
 
 @contextlib.contextmanager
 def bare_app_process(
-    *, work_dir: Path, signing_secret: str, slack_api_url: str, bot_token: str
+    *,
+    work_dir: Path,
+    signing_secret: str,
+    slack_api_url: str,
+    bot_token: str,
+    like_app: bool = False,
 ) -> Iterator[tuple[int, str]]:
-    """A bare Bolt app in its own process (``benchkit.py bare-app``): the real app's ``App``
-    options (signature check, ``process_before_response=False``, the same listener pool),
-    ``build_http_app`` and the same uvicorn server as ``suggestbot serve``; its only listener
-    acks. Yields its pid and URL."""
+    """A bare Bolt app in its own process (``benchkit.py bare-app``); its only listener acks.
+    Yields its pid and URL.
+
+    ``like_app=False`` (the reference): what a Bolt app does at the least — the signature
+    check, ``process_before_response=True`` (the listener runs in the request's thread and the
+    answer leaves when it returns), Bolt's own ASGI adapter under uvicorn. ``like_app=True``:
+    the real app's ``App`` options (``process_before_response=False``, the same listener pool),
+    ``build_http_app`` and the same uvicorn server as ``suggestbot serve`` — a reference that
+    pays whatever those choices cost, so it cannot show it."""
     env = _child_env(
         {
             "SLACK_BOT_TOKEN": bot_token,
             "SLACK_SIGNING_SECRET": signing_secret,
             "SLACK_API_URL": slack_api_url,
+            "BENCH_BARE_LIKE_APP": "1" if like_app else "",
         }
     )
     command = [sys.executable, str(Path(__file__).resolve()), "bare-app"]
@@ -721,11 +732,12 @@ def _bare_app() -> int:
     from suggestbot.slackapp.app import LISTENER_THREADS
     from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 
+    like_app = bool(os.environ.get("BENCH_BARE_LIKE_APP"))
     app = App(
         client=WebClient(token=os.environ["SLACK_BOT_TOKEN"], base_url=os.environ["SLACK_API_URL"]),
         signing_secret=os.environ["SLACK_SIGNING_SECRET"],
         request_verification_enabled=True,
-        process_before_response=False,
+        process_before_response=not like_app,
         listener_executor=ContextExecutor(
             max_workers=LISTENER_THREADS, thread_name_prefix="bolt-listener"
         ),
@@ -738,9 +750,13 @@ def _bare_app() -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    server = BackgroundServer(
-        build_http_app(app), host="127.0.0.1", port=0, log_level="warning", name="http"
-    )
+    if like_app:
+        http: Any = build_http_app(app)
+    else:
+        from slack_bolt.adapter.asgi import SlackRequestHandler
+
+        http = SlackRequestHandler(app, path=EVENTS_PATH)
+    server = BackgroundServer(http, host="127.0.0.1", port=0, log_level="warning", name="http")
     with server:
         print(f"serving Slack at http://127.0.0.1:{server.port}{EVENTS_PATH}", flush=True)
         stop.wait()
