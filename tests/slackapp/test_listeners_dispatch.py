@@ -306,3 +306,32 @@ def _elements(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if block.get("accessory"):
             found.append(block["accessory"])
     return found
+
+
+def test_a_listener_that_fails_after_its_ack_still_answers_with_the_ack(ws: Workspace) -> None:
+    """Listeners run in the request's thread and Slack gets their answer when they return: one
+    that breaks after acking must not turn the accepted command into an error (Slack would
+    show "failed with the error" for work the app took). One that breaks before its ack
+    gets an error answer, as nothing was taken."""
+    from slack_bolt import Ack
+
+    def after(ack: Ack) -> None:
+        ack(text="on it")
+        raise RuntimeError("broke after the ack")
+
+    def before(ack: Ack) -> None:
+        raise RuntimeError("broke before the ack")
+
+    ws.app.command("/after")(after)
+    ws.app.command("/before")(before)
+
+    def send(command: str) -> Any:
+        body = f"team_id={TEAM_ID}&user_id={ALICE.id}&channel_id={GENERAL.id}&command={command}"
+        return ws.dispatch(
+            (body + f"&text=x&trigger_id=t.{command}.x").encode(),
+            content_type="application/x-www-form-urlencoded",
+        )
+
+    acked = send("%2Fafter")
+    assert acked.status == 200 and "on it" in acked.body
+    assert send("%2Fbefore").status == 500
