@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Iterator, Mapping
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from jobs_helpers import store_only_deps
@@ -62,6 +62,9 @@ class NotedTimers:
             raise AssertionError("a poll never sends")
 
     def hold_send(self, request_id: str) -> None:
+        raise AssertionError("a poll never sends")
+
+    def record_held_send(self, requests: Any, req: Any) -> bool:
         raise AssertionError("a poll never sends")
 
     def end_send(self, request_id: str) -> None:

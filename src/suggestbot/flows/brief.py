@@ -15,7 +15,6 @@ from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.flows import requests, slackio, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import REUSED_LABEL
-from suggestbot.store import StoreError
 from suggestbot.store.records import ComposerChoices, Request
 
 log = logging.getLogger(__name__)
@@ -98,16 +97,9 @@ def record(
     # Before the ack too: a replica that dies from here until its run is recorded leaves a
     # send another one takes over (ended by :func:`launch`).
     if request_id is None:
-        # The send is held first and the brief written last: if the store goes away between
-        # the two, nothing was recorded (the listener hands the text back to send again), and
-        # the held send finds no brief to send. The other way round, a brief written just
-        # before the store went away was sent by recovery and, sent again, posted twice.
-        deps.timers.hold_send(req.id)
-        try:
-            deps.records.requests.put(req.id, req)
-        except StoreError:
-            deps.timers.end_send(req.id)  # nothing recorded: the hold goes (or lapses)
-            raise
+        # The brief and its held send in one write: both are there, or (the store went away)
+        # neither, and the listener hands the text back to send again.
+        deps.timers.record_held_send(deps.records.requests, req)
     else:
         req = req.model_copy(update={"id": request_id})
         if not deps.records.requests.put_if_absent(request_id, req):

@@ -53,6 +53,7 @@ from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
 from suggestbot.store import StoreError
 from suggestbot.store.base import Claim
+from suggestbot.store.records import Request, Table
 from suggestbot.store.work_queue import WorkQueue
 
 log = logging.getLogger(__name__)
@@ -273,6 +274,22 @@ class SchedulerTimers:
         if sends.claim_keys([request_id], owner=self.owner, now=time.time(), lease_s=lease_s):
             with self._lock:
                 self._sending.add(request_id)
+
+    def record_held_send(self, requests: Table[Request], req: Request) -> bool:
+        """Write ``req`` and hold its send, in one write (see :meth:`hold_send`)."""
+        sends = self._sends()
+        stored = requests.put_if_absent_held(
+            req.id,
+            req,
+            queue=sends.name,
+            owner=self.owner,
+            now=time.time(),
+            lease_s=lease_period(self._deps()),
+        )
+        if stored:
+            with self._lock:
+                self._sending.add(req.id)
+        return stored
 
     def end_send(self, request_id: str) -> None:
         """The held send is over: its unit goes, unless the send asked for another (a
