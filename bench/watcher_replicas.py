@@ -11,8 +11,9 @@ asked). The Slack emulator runs in this process; no run changes state, so it is 
 Once the replicas serve, the app's requests are written into the database in bulk (state
 ``submitted``, as the brief flow leaves them) with their first polls due over the next 10 s,
 each workspace's oldest run first (``--due-order listing``, as briefs arriving over time fall
-due; ``random`` spreads them at random), as ``watcher_scale.py`` seeds them; from then on the replicas claim the polls through the
-leases and follow the contract's schedule (10 s apart: ``--runs`` / 10 polls a second).
+due; ``random`` spreads them at random), as ``watcher_scale.py`` seeds them; from then on
+the replicas claim the polls through the leases and follow the contract's schedule (10 s
+apart: ``--runs`` / 10 polls a second).
 
 Lateness is taken when the service's answer is read, from two records kept outside the app:
 - *due*: every time a replica writes a run's next poll (``work_leases.due_at``), a trigger in
