@@ -126,6 +126,44 @@ def test_a_slash_brief_is_recorded_before_the_ack(ws: Workspace) -> None:
     assert not [p for p in ws.posts() if BRIEF in texts_of(p["blocks"])]
 
 
+def test_a_slash_brief_waits_for_one_write_and_a_repeat_records_nothing(ws: Workspace) -> None:
+    """The ack of ``/suggest brief <text>`` waits for one write: the brief, its held send and
+    the claim of its delivery together. The same delivery again (a double submit, a resend)
+    finds it and records nothing more."""
+    connect(ws)
+    send_brief_from_modal(ws, "An earlier brief, to remember the choices")
+    ws.deps.background = DiesAfterTheAck()
+    writes: list[tuple[str, str]] = []
+    depth = [0]
+
+    def counted(name: str, write: Callable[..., Any]) -> Callable[..., Any]:
+        def call(table: str, *args: Any, **kwargs: Any) -> Any:
+            if depth[0] == 0:
+                writes.append((name, table))
+            depth[0] += 1
+            try:
+                return write(table, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+
+        return call
+
+    for name in ("put", "put_if_absent", "put_if_absent_held", "update", "update_many"):
+        setattr(ws.store, name, counted(name, getattr(ws.store, name)))
+    ws._trigger = lambda: "1111.2222.same"  # type: ignore[method-assign]
+
+    first = ws.command(f"brief {BRIEF}")
+
+    assert first.status == 200 and first.body == ""
+    assert writes == [("put_if_absent_held", "requests")]
+
+    again = ws.command(f"brief {BRIEF}")
+
+    assert again.status == 200 and again.body == ""
+    kept = [r for r in ws.deps.records.requests.values() if r.body["steering_text"] == BRIEF]
+    assert len(kept) == 1
+
+
 def test_a_disconnect_has_taken_effect_by_its_ack(ws: Workspace) -> None:
     """Commands are carried out side by side after their acks: a status sent right after a
     disconnect must not find the link the disconnect is still removing."""
