@@ -8,9 +8,15 @@ meet (older than the pages read, or missed because the listing moved while pagin
 alone; so a sweep never costs more than polling each run, and no run goes unpolled.
 
 A sweep rolls: polls that fall due while it pages join it at the next page instead of waiting
-for it to end, and it starts over from the first page for those whose pages it had passed. So
-under steady load one walk goes round the listing again and again, and a run waits at most one
-walk for its page, not the rest of one sweep plus the whole of the next.
+for it to end, and it starts over from the first page for those whose pages it had passed.
+
+The listing is newest first, so the runs most due — the oldest, when briefs come in over time —
+sit on the last pages of a walk from the first page: at 5,000 runs a walk of 50 pages reaches
+them seconds late. So a run met once is *placed* (``jobs.run_positions``: the cursor of its
+page, which keeps its runs however many are created after them) and its next poll reads that
+one page once it is due, with every other run of the page due within the early tolerance:
+about one request per 100 polls, on time. Only runs not placed yet (new ones, those met on
+the first page, which moves) are walked for from the first page.
 
 A run moving ``running → queued`` (a stalled attempt) is shown as "retrying", never as a
 failure. Transient trouble reaching the service just means the next poll comes later.
