@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import cProfile
+import itertools
 import json
 import logging
 import math
@@ -763,6 +764,60 @@ def _bare_app() -> int:
     return 0
 
 
+@contextlib.contextmanager
+def round_robin_proxy(*, urls: Sequence[str], work_dir: Path) -> Iterator[tuple[int, str]]:
+    """A TCP proxy in its own process (``benchkit.py rr-proxy``) handing each new connection to
+    the next of ``urls`` in turn, as a load balancer in front of replicas would. Yields its pid
+    and the URL Slack would post to."""
+    command = [sys.executable, str(Path(__file__).resolve()), "rr-proxy", *urls]
+    with _serving_child(
+        command, env=dict(os.environ), log_path=work_dir / "proxy.log", what="the proxy"
+    ) as got:
+        yield got
+
+
+def _round_robin_proxy(urls: Sequence[str]) -> int:
+    """Serve the proxy until SIGTERM (run by :func:`round_robin_proxy`)."""
+    from urllib.parse import urlsplit
+
+    backends = [(urlsplit(u).hostname or "127.0.0.1", urlsplit(u).port or 80) for u in urls]
+    turn = itertools.count()
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                writer.write(chunk)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        host, port = backends[next(turn) % len(backends)]
+        try:
+            up_reader, up_writer = await asyncio.open_connection(host, port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        print(f"serving Slack at http://127.0.0.1:{port}/slack/events", flush=True)
+        async with server:
+            await stop.wait()
+
+    asyncio.run(main())
+    return 0
+
+
 # ---------------------------------------------------------------- where the time goes
 
 
@@ -1083,6 +1138,8 @@ def _main(argv: Sequence[str]) -> int:
         return _bare_app()
     if len(argv) == 2 and argv[0] == "recording-sandbox":
         return _recording_sandbox(argv[1])
+    if len(argv) >= 2 and argv[0] == "rr-proxy":
+        return _round_robin_proxy(argv[1:])
     if list(argv) != ["signed-load"]:
         print(
             "usage: benchkit.py signed-load  (reads a job as JSON on stdin)\n"
