@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import cProfile
+import itertools
 import json
 import logging
 import math
@@ -691,17 +692,28 @@ def app_process(
 
 @contextlib.contextmanager
 def bare_app_process(
-    *, work_dir: Path, signing_secret: str, slack_api_url: str, bot_token: str
+    *,
+    work_dir: Path,
+    signing_secret: str,
+    slack_api_url: str,
+    bot_token: str,
+    like_app: bool = False,
 ) -> Iterator[tuple[int, str]]:
-    """A bare Bolt app in its own process (``benchkit.py bare-app``): the real app's ``App``
-    options (signature check, ``process_before_response=False``, the same listener pool),
-    ``build_http_app`` and the same uvicorn server as ``suggestbot serve``; its only listener
-    acks. Yields its pid and URL."""
+    """A bare Bolt app in its own process (``benchkit.py bare-app``); its only listener acks.
+    Yields its pid and URL.
+
+    ``like_app=False`` (the reference): what a Bolt app does at the least — the signature
+    check, ``process_before_response=True`` (the listener runs in the request's thread and the
+    answer leaves when it returns), Bolt's own ASGI adapter under uvicorn. ``like_app=True``:
+    the real app's ``App`` options (``process_before_response=False``, the same listener pool),
+    ``build_http_app`` and the same uvicorn server as ``suggestbot serve`` — a reference that
+    pays whatever those choices cost, so it cannot show it."""
     env = _child_env(
         {
             "SLACK_BOT_TOKEN": bot_token,
             "SLACK_SIGNING_SECRET": signing_secret,
             "SLACK_API_URL": slack_api_url,
+            "BENCH_BARE_LIKE_APP": "1" if like_app else "",
         }
     )
     command = [sys.executable, str(Path(__file__).resolve()), "bare-app"]
@@ -721,11 +733,12 @@ def _bare_app() -> int:
     from suggestbot.slackapp.app import LISTENER_THREADS
     from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 
+    like_app = bool(os.environ.get("BENCH_BARE_LIKE_APP"))
     app = App(
         client=WebClient(token=os.environ["SLACK_BOT_TOKEN"], base_url=os.environ["SLACK_API_URL"]),
         signing_secret=os.environ["SLACK_SIGNING_SECRET"],
         request_verification_enabled=True,
-        process_before_response=False,
+        process_before_response=not like_app,
         listener_executor=ContextExecutor(
             max_workers=LISTENER_THREADS, thread_name_prefix="bolt-listener"
         ),
@@ -738,12 +751,70 @@ def _bare_app() -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    server = BackgroundServer(
-        build_http_app(app), host="127.0.0.1", port=0, log_level="warning", name="http"
-    )
+    if like_app:
+        http: Any = build_http_app(app)
+    else:
+        from slack_bolt.adapter.asgi import SlackRequestHandler
+
+        http = SlackRequestHandler(app, path=EVENTS_PATH)
+    server = BackgroundServer(http, host="127.0.0.1", port=0, log_level="warning", name="http")
     with server:
         print(f"serving Slack at http://127.0.0.1:{server.port}{EVENTS_PATH}", flush=True)
         stop.wait()
+    return 0
+
+
+@contextlib.contextmanager
+def round_robin_proxy(*, urls: Sequence[str], work_dir: Path) -> Iterator[tuple[int, str]]:
+    """A TCP proxy in its own process (``benchkit.py rr-proxy``) handing each new connection to
+    the next of ``urls`` in turn, as a load balancer in front of replicas would. Yields its pid
+    and the URL Slack would post to."""
+    command = [sys.executable, str(Path(__file__).resolve()), "rr-proxy", *urls]
+    with _serving_child(
+        command, env=dict(os.environ), log_path=work_dir / "proxy.log", what="the proxy"
+    ) as got:
+        yield got
+
+
+def _round_robin_proxy(urls: Sequence[str]) -> int:
+    """Serve the proxy until SIGTERM (run by :func:`round_robin_proxy`)."""
+    from urllib.parse import urlsplit
+
+    backends = [(urlsplit(u).hostname or "127.0.0.1", urlsplit(u).port or 80) for u in urls]
+    turn = itertools.count()
+
+    async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while chunk := await reader.read(65536):
+                writer.write(chunk)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        host, port = backends[next(turn) % len(backends)]
+        try:
+            up_reader, up_writer = await asyncio.open_connection(host, port)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+        loop.add_signal_handler(signal.SIGINT, stop.set)
+        server = await asyncio.start_server(serve, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        print(f"serving Slack at http://127.0.0.1:{port}/slack/events", flush=True)
+        async with server:
+            await stop.wait()
+
+    asyncio.run(main())
     return 0
 
 
@@ -1067,6 +1138,8 @@ def _main(argv: Sequence[str]) -> int:
         return _bare_app()
     if len(argv) == 2 and argv[0] == "recording-sandbox":
         return _recording_sandbox(argv[1])
+    if len(argv) >= 2 and argv[0] == "rr-proxy":
+        return _round_robin_proxy(argv[1:])
     if list(argv) != ["signed-load"]:
         print(
             "usage: benchkit.py signed-load  (reads a job as JSON on stdin)\n"

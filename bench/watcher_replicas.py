@@ -10,8 +10,10 @@ asked). The Slack emulator runs in this process; no run changes state, so it is 
 
 Once the replicas serve, the app's requests are written into the database in bulk (state
 ``submitted``, as the brief flow leaves them) with their first polls due over the next 10 s,
-as ``watcher_scale.py`` seeds them; from then on the replicas claim the polls through the
-leases and follow the contract's schedule (10 s apart: ``--runs`` / 10 polls a second).
+each workspace's oldest run first (``--due-order listing``, as briefs arriving over time fall
+due; ``random`` spreads them at random), as ``watcher_scale.py`` seeds them; from then on
+the replicas claim the polls through the leases and follow the contract's schedule (10 s
+apart: ``--runs`` / 10 polls a second).
 
 Lateness is taken when the service's answer is read, from two records kept outside the app:
 - *due*: every time a replica writes a run's next poll (``work_leases.due_at``), a trigger in
@@ -159,7 +161,9 @@ def pid_of(owner: str | None) -> int | None:
     return int(parts[-2]) if len(parts) >= 3 and parts[-2].isdigit() else None
 
 
-def seed(url: str, *, team_of_run: dict[str, str]) -> tuple[dict[str, str], dict[str, float]]:
+def seed(
+    url: str, *, team_of_run: dict[str, str], due_order: str = "listing"
+) -> tuple[dict[str, str], dict[str, float]]:
     """Requests in state ``submitted`` (each in its run's workspace) and their first polls, due
     over the next interval and filed under the workspace as the app files them, written in
     bulk. Returns request id -> run id and request id -> first due time."""
@@ -189,7 +193,17 @@ def seed(url: str, *, team_of_run: dict[str, str]) -> tuple[dict[str, str], dict
                 team_of[req.id] = req.team_id
             records.requests.put_many(chunk)
     now = time.time()
-    first = {key: now + random.uniform(0, INTERVAL_S) for key in run_of}
+    if due_order == "random":
+        first = {key: now + random.uniform(0, INTERVAL_S) for key in run_of}
+    else:
+        # Each workspace's runs fall due oldest first (as briefs arriving over time do): the
+        # contract lists newest first, so the most due sit on a walk's last pages. UUIDv7
+        # ids sort in creation order.
+        first = {}
+        for team in set(team_of.values()):
+            keys = sorted((k for k in run_of if team_of[k] == team), key=run_of.__getitem__)
+            for rank, key in enumerate(keys):
+                first[key] = now + INTERVAL_S * rank / len(keys)
     copy_in = "COPY work_leases (queue, key, due_at, ready_at, grp) FROM STDIN"
     with (
         psycopg.connect(url) as connection,
@@ -319,7 +333,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             progress(f"{len(replicas)} replicas serve")
 
             started = time.monotonic()
-            run_of, first = seed(db_url, team_of_run=team_of_run)
+            run_of, first = seed(db_url, team_of_run=team_of_run, due_order=args.due_order)
             seeded_s = time.monotonic() - started
             progress(f"seeded {len(run_of)} requests and their polls in {seeded_s:.1f} s")
 
@@ -446,6 +460,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     all_served = [t["all_served_s"] for t in takeovers if t["all_served_s"] is not None]
     return {
         "runs": args.runs,
+        "due_order": args.due_order,
         "replicas": args.replicas,
         "tenants": args.tenants,
         "measured_s": round(w1 - w0, 1),
@@ -564,6 +579,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=120.0, help="measured window")
     parser.add_argument("--kills", type=int, default=3, help="takeover repetitions")
     parser.add_argument("--quick", action="store_true", help="600 runs, 20 s, one kill")
+    parser.add_argument(
+        "--due-order",
+        choices=("listing", "random"),
+        default="listing",
+        help="each workspace's first polls due oldest run first (default), or at random",
+    )
     parser.add_argument(
         "--explain", action="store_true", help="where the late polls were (time, workspace)"
     )

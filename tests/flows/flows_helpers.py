@@ -80,6 +80,13 @@ class RecordingTimers:
     def hold_send(self, request_id: str) -> None:
         self.held.append(request_id)
 
+    def record_held_send(self, requests: Any, req: Any) -> bool:
+        """Written, and its send held here (one write in the app)."""
+        if not requests.put_if_absent(req.id, req):
+            return False
+        self.hold_send(req.id)
+        return True
+
     def end_send(self, request_id: str) -> None:
         if request_id in self.held:
             self.held.remove(request_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Iterator, Mapping
-from typing import cast
+from typing import Any, cast
 
 import pytest
 from jobs_helpers import store_only_deps
@@ -22,6 +22,7 @@ from suggestbot.contentapi import (
 )
 from suggestbot.flows.deps import Deps
 from suggestbot.jobs import run_watcher
+from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
@@ -61,6 +62,9 @@ class NotedTimers:
             raise AssertionError("a poll never sends")
 
     def hold_send(self, request_id: str) -> None:
+        raise AssertionError("a poll never sends")
+
+    def record_held_send(self, requests: Any, req: Any) -> bool:
         raise AssertionError("a poll never sends")
 
     def end_send(self, request_id: str) -> None:
@@ -513,3 +517,74 @@ def test_a_sweep_past_its_time_keeps_paging_while_more_runs_are_left_than_a_page
 
     assert box.counters.get(LIST) == 2  # 150 left after the first page: it read the second
     assert sorted(alone) == sorted(item.request_id for item in due[:50])  # the oldest page's
+
+
+class ListedAt:
+    """The service client, noting when each listing page was asked for and with which cursor."""
+
+    def __init__(self, client: ContentClient) -> None:
+        self._client = client
+        self.pages: list[tuple[float, str | None]] = []
+
+    def list_runs_page(self, **kwargs: object) -> object:
+        self.pages.append((time.time(), cast(str | None, kwargs.get("cursor"))))
+        return self._client.list_runs_page(**kwargs)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._client, name)
+
+
+def test_a_run_whose_page_is_known_is_read_from_that_page_alone(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """The listing is newest first, so the runs most due (the oldest) sit on its last page. Once
+    a walk has met them, their next poll reads that page only — also after newer runs pushed
+    it further back — instead of every page before it."""
+    runs = _create_runs(box, machine, 250)  # three pages, newest first
+    oldest = _watch(deps, runs[:6])  # on the last page
+    positions = RunPositions()
+    run_watcher.sweep(deps, oldest, hand_over=lambda rid, run: None, positions=positions)
+    _create_runs(box, machine, 150)  # now five pages, the oldest on the last
+    box.counters.reset()
+    settled: list[str] = []
+
+    again = [Due(item.request_id, time.time()) for item in oldest]
+    handed = run_watcher.sweep(
+        deps,
+        again,
+        hand_over=lambda rid, run: None,
+        settled=settled.extend,
+        positions=positions,
+    )
+
+    assert handed == set()
+    assert box.counters.get(LIST) == 1  # the page they were met on, not five
+    assert box.counters.get(GET_ONE) == 0
+    assert sorted(settled) == sorted(item.request_id for item in oldest)
+
+
+def test_a_placed_run_that_joins_early_is_read_once_its_poll_is_due(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """A poll taken out early (within the tolerance) whose page is known waits for its due time
+    and is then read from its page: not early, and not behind a walk from the first page."""
+    runs = _create_runs(box, machine, 250)
+    oldest = _watch(deps, runs[:6])  # on the last page: a walk of three pages meets them
+    positions = RunPositions()
+    run_watcher.sweep(deps, oldest, hand_over=lambda rid, run: None, positions=positions)
+    listed = ListedAt(machine)
+    deps.content = cast(ContentClient, listed)
+    due_at = time.time() + 0.3
+
+    run_watcher.sweep(
+        deps,
+        [Due(item.request_id, due_at) for item in oldest],
+        hand_over=lambda rid, run: None,
+        more=lambda: [],
+        positions=positions,
+    )
+
+    assert len(listed.pages) == 1
+    read_at, cursor = listed.pages[0]
+    assert cursor is not None  # its own page, not the first one
+    assert due_at <= read_at < due_at + 0.25

@@ -205,6 +205,15 @@ class RecordingTimers:
     def hold_send(self, request_id: str) -> None:
         """A send begun here; a replica taking it over is the jobs' business."""
 
+    def record_held_send(self, requests: Any, req: Any) -> bool:
+        """Written, and its send held here, in one write (as the app's timers do it)."""
+        if not requests.put_if_absent_held(
+            req.id, req, queue="run_sends", owner="dispatch-test", now=time.time(), lease_s=10.0
+        ):
+            return False
+        self.hold_send(req.id)
+        return True
+
     def end_send(self, request_id: str) -> None:
         """The send begun here is over."""
 

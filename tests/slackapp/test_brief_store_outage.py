@@ -43,6 +43,13 @@ class RecordedTimers:
     def hold_send(self, request_id: str) -> None:
         """Holding the send is not what these tests look at."""
 
+    def record_held_send(self, requests: Any, req: Any) -> bool:
+        """Written, and its send held here (one write in the app)."""
+        if not requests.put_if_absent(req.id, req):
+            return False
+        self.hold_send(req.id)
+        return True
+
     def end_send(self, request_id: str) -> None:
         """Nor is ending it."""
 

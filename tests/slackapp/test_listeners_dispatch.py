@@ -126,6 +126,44 @@ def test_a_slash_brief_is_recorded_before_the_ack(ws: Workspace) -> None:
     assert not [p for p in ws.posts() if BRIEF in texts_of(p["blocks"])]
 
 
+def test_a_slash_brief_waits_for_one_write_and_a_repeat_records_nothing(ws: Workspace) -> None:
+    """The ack of ``/suggest brief <text>`` waits for one write: the brief, its held send and
+    the claim of its delivery together. The same delivery again (a double submit, a resend)
+    finds it and records nothing more."""
+    connect(ws)
+    send_brief_from_modal(ws, "An earlier brief, to remember the choices")
+    ws.deps.background = DiesAfterTheAck()
+    writes: list[tuple[str, str]] = []
+    depth = [0]
+
+    def counted(name: str, write: Callable[..., Any]) -> Callable[..., Any]:
+        def call(table: str, *args: Any, **kwargs: Any) -> Any:
+            if depth[0] == 0:
+                writes.append((name, table))
+            depth[0] += 1
+            try:
+                return write(table, *args, **kwargs)
+            finally:
+                depth[0] -= 1
+
+        return call
+
+    for name in ("put", "put_if_absent", "put_if_absent_held", "update", "update_many"):
+        setattr(ws.store, name, counted(name, getattr(ws.store, name)))
+    ws._trigger = lambda: "1111.2222.same"  # type: ignore[method-assign]
+
+    first = ws.command(f"brief {BRIEF}")
+
+    assert first.status == 200 and first.body == ""
+    assert writes == [("put_if_absent_held", "requests")]
+
+    again = ws.command(f"brief {BRIEF}")
+
+    assert again.status == 200 and again.body == ""
+    kept = [r for r in ws.deps.records.requests.values() if r.body["steering_text"] == BRIEF]
+    assert len(kept) == 1
+
+
 def test_a_disconnect_has_taken_effect_by_its_ack(ws: Workspace) -> None:
     """Commands are carried out side by side after their acks: a status sent right after a
     disconnect must not find the link the disconnect is still removing."""
@@ -306,3 +344,32 @@ def _elements(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if block.get("accessory"):
             found.append(block["accessory"])
     return found
+
+
+def test_a_listener_that_fails_after_its_ack_still_answers_with_the_ack(ws: Workspace) -> None:
+    """Listeners run in the request's thread and Slack gets their answer when they return: one
+    that breaks after acking must not turn the accepted command into an error (Slack would
+    show "failed with the error" for work the app took). One that breaks before its ack
+    gets an error answer, as nothing was taken."""
+    from slack_bolt import Ack
+
+    def after(ack: Ack) -> None:
+        ack(text="on it")
+        raise RuntimeError("broke after the ack")
+
+    def before(ack: Ack) -> None:
+        raise RuntimeError("broke before the ack")
+
+    ws.app.command("/after")(after)
+    ws.app.command("/before")(before)
+
+    def send(command: str) -> Any:
+        body = f"team_id={TEAM_ID}&user_id={ALICE.id}&channel_id={GENERAL.id}&command={command}"
+        return ws.dispatch(
+            (body + f"&text=x&trigger_id=t.{command}.x").encode(),
+            content_type="application/x-www-form-urlencoded",
+        )
+
+    acked = send("%2Fafter")
+    assert acked.status == 200 and "on it" in acked.body
+    assert send("%2Fbefore").status == 500

@@ -15,7 +15,6 @@ from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.flows import requests, slackio, usage
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.requests import REUSED_LABEL
-from suggestbot.store import StoreError
 from suggestbot.store.records import ComposerChoices, Request
 
 log = logging.getLogger(__name__)
@@ -75,8 +74,38 @@ def record(
     request_id: str | None = None,
     composer: ComposerChoices | None = None,
 ) -> Request:
-    """Write a new brief to the store. From then on a crash cannot lose it (recovery posts its
-    root and sends it), so listeners call this before they ack and :func:`launch` after.
+    """:func:`record_new`, or the brief already recorded under ``request_id``."""
+    req = record_new(
+        deps,
+        team_id=team_id,
+        user_id=user_id,
+        channel_id=channel_id,
+        run_request=run_request,
+        labels=labels,
+        request_id=request_id,
+        composer=composer,
+    )
+    if req is not None:
+        return req
+    assert request_id is not None
+    unsaved = _new_request(deps, team_id, user_id, channel_id, run_request, labels, composer)
+    return deps.records.requests.get(request_id) or unsaved.model_copy(update={"id": request_id})
+
+
+def record_new(
+    deps: Deps,
+    *,
+    team_id: str,
+    user_id: str,
+    channel_id: str,
+    run_request: SteeredGenerationRequest,
+    labels: dict[str, str],
+    request_id: str | None = None,
+    composer: ComposerChoices | None = None,
+) -> Request | None:
+    """Write a new brief to the store; None when ``request_id`` was recorded before. From then
+    on a crash cannot lose it (recovery posts its root and sends it), so listeners call this
+    before they ack and :func:`launch` after.
 
     No Slack call here (it would delay the ack): the language is the one already known, else
     English until the root is posted.
@@ -86,7 +115,30 @@ def record(
             crash finds the brief its first attempt recorded, and records nothing more).
         composer: written in the Messages tab: the choices its root offers again.
     """
-    req = Request(
+    req = _new_request(deps, team_id, user_id, channel_id, run_request, labels, composer)
+    if request_id is not None:
+        req = req.model_copy(update={"id": request_id})
+    # The brief and its held send in one write (before the ack, the only one it waits for):
+    # both are there, or (the store went away) neither, and the listener hands the text back
+    # to send again. A replica that dies from here until its run is recorded leaves a send
+    # another one takes over (ended by :func:`launch`).
+    if not deps.timers.record_held_send(deps.records.requests, req):
+        return None
+    # Counted once per new record: a replayed delivery finds its record and returns above.
+    _count_after(deps, team_id=team_id)
+    return req
+
+
+def _new_request(
+    deps: Deps,
+    team_id: str,
+    user_id: str,
+    channel_id: str,
+    run_request: SteeredGenerationRequest,
+    labels: dict[str, str],
+    composer: ComposerChoices | None,
+) -> Request:
+    return Request(
         team_id=team_id,
         user_id=user_id,
         lang=deps.known_lang(user_id) or "en",
@@ -95,27 +147,6 @@ def record(
         labels=labels,
         composer=composer,
     )
-    # Before the ack too: a replica that dies from here until its run is recorded leaves a
-    # send another one takes over (ended by :func:`launch`).
-    if request_id is None:
-        # The send is held first and the brief written last: if the store goes away between
-        # the two, nothing was recorded (the listener hands the text back to send again), and
-        # the held send finds no brief to send. The other way round, a brief written just
-        # before the store went away was sent by recovery and, sent again, posted twice.
-        deps.timers.hold_send(req.id)
-        try:
-            deps.records.requests.put(req.id, req)
-        except StoreError:
-            deps.timers.end_send(req.id)  # nothing recorded: the hold goes (or lapses)
-            raise
-    else:
-        req = req.model_copy(update={"id": request_id})
-        if not deps.records.requests.put_if_absent(request_id, req):
-            return deps.records.requests.get(request_id) or req
-        deps.timers.hold_send(req.id)
-    # Counted once per new record: a replayed delivery finds its record and returns above.
-    _count_after(deps, team_id=team_id)
-    return req
 
 
 def _count_after(deps: Deps, *, team_id: str) -> None:

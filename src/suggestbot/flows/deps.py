@@ -16,7 +16,7 @@ from slack_sdk import WebClient
 from suggestbot.contentapi import ContentClient
 from suggestbot.installations.scope import current_team
 from suggestbot.store import DeliveryLog, TokenVault
-from suggestbot.store.records import Records, StoredCatalog
+from suggestbot.store.records import Records, Request, StoredCatalog, Table
 from suggestbot.ui.messages import language_of
 
 log = logging.getLogger(__name__)
@@ -46,6 +46,11 @@ class Timers(Protocol):
     def hold_send(self, request_id: str) -> None:
         """This process sends the request now (recorded, not yet handed to the service): if
         it dies before :meth:`end_send`, another replica sends it once the hold runs out."""
+
+    def record_held_send(self, requests: Table[Request], req: Request) -> bool:
+        """Write the new request ``req`` into ``requests`` (unless its id is taken: False) and
+        :meth:`hold_send` it, as one write: before an ack, the brief's record and its held send
+        cost one commit (on PostgreSQL one statement), not one each."""
 
     def end_send(self, request_id: str) -> None:
         """The send begun with :meth:`hold_send` is over (its next step, if any, scheduled)."""

@@ -26,10 +26,10 @@ def enter(key: str | None) -> None:
     _CURRENT.set(key)
 
 
-def derived_id(purpose: str) -> str:
-    """A record id that is the same each time the current interaction is carried out; a fresh
-    one outside any recorded interaction."""
-    key = current()
+def derived_id(purpose: str, key: str | None = None) -> str:
+    """A record id that is the same each time the current interaction (or the delivery
+    ``key``) is carried out; a fresh one outside any recorded interaction."""
+    key = key if key is not None else current()
     if key is None:
         return uuid.uuid4().hex
     return hashlib.sha256(f"{purpose}\0{key}".encode()).hexdigest()[:32]

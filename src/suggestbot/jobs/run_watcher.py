@@ -8,9 +8,15 @@ meet (older than the pages read, or missed because the listing moved while pagin
 alone; so a sweep never costs more than polling each run, and no run goes unpolled.
 
 A sweep rolls: polls that fall due while it pages join it at the next page instead of waiting
-for it to end, and it starts over from the first page for those whose pages it had passed. So
-under steady load one walk goes round the listing again and again, and a run waits at most one
-walk for its page, not the rest of one sweep plus the whole of the next.
+for it to end, and it starts over from the first page for those whose pages it had passed.
+
+The listing is newest first, so the runs most due — the oldest, when briefs come in over time —
+sit on the last pages of a walk from the first page: at 5,000 runs a walk of 50 pages reaches
+them seconds late. So a run met once is *placed* (``jobs.run_positions``: the cursor of its
+page, which keeps its runs however many are created after them) and its next poll reads that
+one page once it is due, with every other run of the page due within the early tolerance:
+about one request per 100 polls, on time. Only runs not placed yet (new ones, those met on
+the first page, which moves) are walked for from the first page.
 
 A run moving ``running → queued`` (a stalled attempt) is shown as "retrying", never as a
 failure. Transient trouble reaching the service just means the next poll comes later.
@@ -44,6 +50,7 @@ from suggestbot.contentapi import (
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.flows import home, requests, results, turns
 from suggestbot.flows.deps import Deps
+from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store.records import Request
 from suggestbot.ui import failures
@@ -58,6 +65,9 @@ PAGE_SIZE = 100
 # A page whose oldest run is this much older than the oldest watched run ends the sweep (the
 # margin covers clock differences between the app and the service).
 AGE_MARGIN_S = 600.0
+# While runs wait for their own page to fall due, polls that fall due meanwhile are taken in
+# at least this often.
+PLACED_WAIT_S = 0.05
 
 # Called with a request and its run when the run finished or moved: the caller settles it in
 # a worker, so that posting results never holds up the next sweep.
@@ -118,6 +128,7 @@ def sweep(
     pass_every_s: float = 0.0,
     keep_rolling: KeepRolling | None = None,
     put_back: PutBack | None = None,
+    positions: RunPositions | None = None,
 ) -> set[str]:
     """Poll every request in ``due`` (all of one workspace) with as few requests as possible.
 
@@ -125,6 +136,12 @@ def sweep(
     ``settled`` is told), or handed over when it finished or moved. Runs met on the pages read
     that finished, though their poll was not due yet, are handed over too
     (``claim_finished``): their results need not wait for their own poll.
+
+    With ``positions`` (where each run was last met, see :mod:`~suggestbot.jobs.run_positions`),
+    a run whose page is known is read from that page once its poll is due — one request for
+    every run of the page due within the early tolerance, without walking the pages before it
+    — and only the runs not placed yet are walked for from the first page (which places them).
+    A run not on its page any more is walked for.
 
     With ``more``, the sweep rolls on: after each page it asks for the polls that fell due
     meanwhile and serves them from the next pages, starting over from the first page for those
@@ -170,8 +187,45 @@ def sweep(
     def all_alone(*, joined_before: int | None = None) -> None:
         for run_id, (req, at, joined) in list(watched.items()):
             if joined_before is None or joined < joined_before:
+                if joined_before is not None and not unplaced(run_id):
+                    continue  # not sought by the walk: it waits for its own page
                 del watched[run_id]
                 alone(req, at)
+
+    def unplaced(run_id: str) -> bool:
+        return positions is None or positions.cursor(run_id) is None
+
+    def act(items: Sequence[GenerationRun], cursor: str | None) -> None:
+        if positions is not None:
+            positions.met((run.id for run in items), cursor)
+        _act_on_page(deps, items, watched, time.time(), hand_over, claim_finished, handed, settled)
+
+    def read_placed(pass_no: int) -> None:
+        """The known pages of the runs whose poll is due by now, earliest due first."""
+        if positions is None:
+            return
+        first_due: dict[str, float] = {}
+        on_page: dict[str, list[str]] = {}
+        for run_id, (_, at, _) in watched.items():
+            cursor = positions.cursor(run_id)
+            if cursor is not None:
+                first_due[cursor] = min(at, first_due.get(cursor, at))
+                on_page.setdefault(cursor, []).append(run_id)
+        now = time.time()
+        for cursor in sorted(
+            (c for c, at in first_due.items() if at <= now), key=lambda c: first_due[c]
+        ):
+            try:
+                page = deps.content.list_runs_page(cursor=cursor, limit=PAGE_SIZE, retry=False)
+            except ContentApiError as exc:
+                log.warning("reading a page of the run listing failed (%s); walking instead", exc)
+                positions.forget(on_page[cursor])
+                continue
+            act(page.items, cursor)
+            # Not where it was (it should be): found again by a walk from the first page.
+            positions.forget(rid for rid in on_page[cursor] if rid in watched)
+            if more is not None:
+                join(more(), pass_no)
 
     join(due, 0)
     if len(watched) < SWEEP_MIN_RUNS:
@@ -179,18 +233,41 @@ def sweep(
         return handed
     pages = 0
     pass_no = 0
-    began: float | None = None
-    while watched:
-        if began is not None:
-            wait_s = max(0.0, began + pass_every_s - time.monotonic())
+    walk_at = time.monotonic()  # when the next walk from the first page may begin
+    while True:
+        if not watched and more is not None:
+            join(more(), pass_no)
+        if not watched:
+            break
+        read_placed(pass_no)
+        walking = any(unplaced(run_id) for run_id in watched)
+        if not (walking and time.monotonic() >= walk_at):
+            if not watched:
+                continue
+            # Wait for the next page that falls due, or for the next walk.
+            next_at = min(
+                (at for run_id, (_, at, _) in watched.items() if not unplaced(run_id)),
+                default=math.inf,
+            )
+            if walking:
+                next_at = min(next_at, time.time() + walk_at - time.monotonic())
             if put_back is not None and keep_rolling is not None and not keep_rolling():
-                put_back([Due(req.id, at) for req, at, _ in watched.values()], time.time() + wait_s)
+                put_back([Due(req.id, at) for req, at, _ in watched.values()], next_at)
                 return handed
-            time.sleep(wait_s)
+            wait_s = next_at - time.time()
+            if positions is not None:
+                wait_s = min(wait_s, PLACED_WAIT_S)
+            time.sleep(max(0.0, wait_s))
             if more is not None:
                 join(more(), pass_no)
+            continue
+        if pass_no and put_back is not None and keep_rolling is not None and not keep_rolling():
+            # Between passes, and other workspaces wait for a sweeper.
+            put_back([Due(req.id, at) for req, at, _ in watched.values()], time.time())
+            return handed
         pass_no += 1
         began = time.monotonic()
+        walk_at = began + pass_every_s
         deadline = None if time_budget_s is None else began + time_budget_s
         cursor: str | None = None
         while True:
@@ -204,24 +281,22 @@ def sweep(
                 all_alone()
                 return handed
             pages += 1
-            _act_on_page(
-                deps, page.items, watched, time.time(), hand_over, claim_finished, handed, settled
-            )
+            act(page.items, cursor)
             if more is not None:
                 join(more(), pass_no)
+            read_placed(pass_no)
             cursor = page.next_cursor
-            if cursor is None or not watched:
+            sought = [req for run_id, (req, _, _) in watched.items() if unplaced(run_id)]
+            if cursor is None or not sought:
                 break
-            oldest = min(req.sent_at or req.created_at for req, _, _ in watched.values())
+            oldest = min(req.sent_at or req.created_at for req in sought)
             if page.items and page.items[-1].created_at.timestamp() < oldest - AGE_MARGIN_S:
                 break
-            if deadline is not None and time.monotonic() > deadline and len(watched) <= PAGE_SIZE:
+            if deadline is not None and time.monotonic() > deadline and len(sought) <= PAGE_SIZE:
                 all_alone()
                 return handed
         # A run that was watched when this pass began and was not met is not in the listing.
         all_alone(joined_before=pass_no)
-        if not watched and more is not None:
-            join(more(), pass_no)
     return handed
 
 

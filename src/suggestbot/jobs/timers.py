@@ -48,10 +48,12 @@ from suggestbot.flows.requests import first_poll_delay
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.recovery import resume_one
+from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
 from suggestbot.store import StoreError
 from suggestbot.store.base import Claim
+from suggestbot.store.records import Request, Table
 from suggestbot.store.work_queue import WorkQueue
 
 log = logging.getLogger(__name__)
@@ -158,6 +160,9 @@ class SchedulerTimers:
         # Run id -> watched request id (and back), to act on finished runs a sweep meets.
         self._request_of_run: dict[str, str] = {}
         self._run_of_request: dict[str, str] = {}
+        # Per workspace, the listing page each watched run was last met on: its next poll
+        # reads that page, not every page before it.
+        self._positions: dict[str | None, RunPositions] = {}
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.owner = owner_id()
@@ -269,6 +274,22 @@ class SchedulerTimers:
         if sends.claim_keys([request_id], owner=self.owner, now=time.time(), lease_s=lease_s):
             with self._lock:
                 self._sending.add(request_id)
+
+    def record_held_send(self, requests: Table[Request], req: Request) -> bool:
+        """Write ``req`` and hold its send, in one write (see :meth:`hold_send`)."""
+        sends = self._sends()
+        stored = requests.put_if_absent_held(
+            req.id,
+            req,
+            queue=sends.name,
+            owner=self.owner,
+            now=time.time(),
+            lease_s=lease_period(self._deps()),
+        )
+        if stored:
+            with self._lock:
+                self._sending.add(req.id)
+        return stored
 
     def end_send(self, request_id: str) -> None:
         """The held send is over: its unit goes, unless the send asked for another (a
@@ -621,6 +642,7 @@ class SchedulerTimers:
                     pass_every_s=PASS_EVERY_SHARE * first_poll_delay(deps),
                     keep_rolling=lambda: not self._crowded(),
                     put_back=put_back,
+                    positions=self._positions_of(team),
                 )
         except Exception:
             log.exception("polling %d runs failed; trying again later", len(swept))
@@ -678,6 +700,20 @@ class SchedulerTimers:
             run_id = self._run_of_request.pop(request_id, None)
             if run_id is not None:
                 self._request_of_run.pop(run_id, None)
+            positions = list(self._positions.values())
+        if run_id is not None:
+            for placed in positions:
+                placed.forget([run_id])
+
+    def _positions_of(self, team: str | None) -> RunPositions:
+        """Where the workspace's watched runs sit in its run listing (only runs watched here
+        are remembered)."""
+        with self._lock:
+            positions = self._positions.get(team)
+            if positions is None:
+                positions = RunPositions(keep=self._request_of_run.__contains__)
+                self._positions[team] = positions
+            return positions
 
     def _hand_over(self, request_id: str, run: GenerationRun) -> None:
         """Settle a finished or moved run on a scheduler worker; it stays busy until then."""

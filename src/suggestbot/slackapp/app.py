@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import logging
+from typing import TYPE_CHECKING, Any
 
-from slack_bolt import App
+from slack_bolt import App, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
 from suggestbot.flows.deps import Deps
@@ -14,7 +15,9 @@ from suggestbot.slackapp.listeners import register_all, register_one_workspace
 if TYPE_CHECKING:
     from suggestbot.slackapp.tenancy import Tenancy
 
-# Listeners only ack and hand over, so a modest pool keeps every ack far inside 3 seconds.
+log = logging.getLogger(__name__)
+
+# Bolt's pool for lazy listeners (none today); listeners run in the request's own thread.
 LISTENER_THREADS = 32
 
 
@@ -37,7 +40,11 @@ def build_app(
         client=client,
         signing_secret=signing_secret,
         request_verification_enabled=signing_secret is not None,
-        process_before_response=False,
+        # A listener runs in the request's thread and its answer leaves when it returns. Every
+        # listener acks and hands its work over (``listeners.ack.in_background``), so it
+        # returns at once: the ack costs no hand-off to another thread, and no wait for Bolt
+        # to notice it (with False, Bolt looks for the ack every 10 ms).
+        process_before_response=True,
         # Copies the context into each listener thread, so the workspace a request serves
         # travels with it (suggestbot.installations.scope).
         listener_executor=ContextExecutor(
@@ -45,6 +52,7 @@ def build_app(
         ),
         **(tenancy.app_options() if tenancy is not None else {}),
     )
+    app.error(keep_the_ack)
     if tenancy is not None:
         tenancy.register(app, deps)
     else:
@@ -52,3 +60,15 @@ def build_app(
         register_one_workspace(app, deps)
     register_all(app, deps)
     return app
+
+
+def keep_the_ack(error: Exception, request: BoltRequest) -> BoltResponse | None:
+    """A listener that failed after it acked: Slack gets the ack it was given (a 500 would make
+    it show an error for work that was accepted, or send the event again). Logged either way;
+    one that failed before its ack gets Bolt's 500."""
+    acked: Any = request.context.ack.response if request.context.ack is not None else None
+    if isinstance(acked, BoltResponse) and acked.status == 200:
+        log.error("a listener failed after its ack (%s)", type(error).__name__, exc_info=error)
+        return BoltResponse(status=acked.status, body=acked.body, headers=acked.headers)
+    log.error("a listener failed before its ack (%s)", type(error).__name__, exc_info=error)
+    return None

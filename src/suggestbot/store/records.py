@@ -371,6 +371,15 @@ class Table(View[T]):
     def put_if_absent(self, key: str, record: T) -> bool:
         return self._store.put_if_absent(self._name, key, self._dump(record))
 
+    def put_if_absent_held(
+        self, key: str, record: T, *, queue: str, owner: str, now: float, lease_s: float
+    ) -> bool:
+        """:meth:`put_if_absent`, and only when it stored, ``queue``'s unit ``key`` held by
+        ``owner`` for ``lease_s``: one write (``Store.put_if_absent_held``)."""
+        return self._store.put_if_absent_held(
+            self._name, key, self._dump(record), queue=queue, owner=owner, now=now, lease_s=lease_s
+        )
+
     def delete(self, key: str) -> bool:
         return self._store.delete(self._name, key)
 

@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from suggestbot.contentapi.checks import check_brief
-from suggestbot.flows import brief, linking
+from suggestbot.flows import brief, interactions, linking
 from suggestbot.flows.brief_modal import open_brief_modal, quick_request
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners.askers import answer_command
@@ -17,7 +17,7 @@ from suggestbot.store.records import HeldInput
 from suggestbot.ui import field_errors
 from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
 from suggestbot.ui.blocks.notices import build_connect_needed, build_returned_text
-from suggestbot.ui.payloads import parse_command
+from suggestbot.ui.payloads import delivery_key, parse_command
 
 log = logging.getLogger(__name__)
 
@@ -27,10 +27,36 @@ STORE_RETRY_S = 0.5
 STORE_WAIT_S = 600.0
 
 
+COMMAND = "/suggest"
+# A quick brief repeated (the same delivery again): recorded before, nothing more to do.
+REPEATED = ""
+
+
+def claims_its_own_delivery(body: dict[str, Any]) -> bool:
+    """``/suggest brief <text>``: the brief's own record, keyed by the delivery, is what makes
+    a repeated delivery count once, so the delivery log is not written first (the ack waits
+    for one write, not two). If it turns out not to go straight to a run, the listener claims
+    the delivery itself (:func:`claim_delivery`)."""
+    if body.get("command") != COMMAND or body.get("type") is not None:
+        return False
+    sub, rest = parse_command(body.get("text"))
+    return sub == "brief" and bool(rest)
+
+
+def claim_delivery(deps: Deps, body: dict[str, Any]) -> bool:
+    """The delivery log's claim the middleware left to this command (see
+    :func:`claims_its_own_delivery`); False for a repeated delivery."""
+    key = delivery_key(body)
+    if key is None or deps.deliveries is None:
+        return True
+    return deps.deliveries.first_time(key)
+
+
 def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
     """Record ``/suggest brief <text>`` from a linked user with remembered choices (the one
-    command that goes straight to a run), before the ack; the request id, or None for
-    anything else."""
+    command that goes straight to a run), before the ack, in one write; the request id,
+    :data:`REPEATED` for a delivery recorded before, or None for anything else. The request id
+    comes from the delivery, so a repeated delivery finds its brief instead of a second one."""
     sub, rest = parse_command(body.get("text"))
     team_id, user_id, channel_id = body.get("team_id"), body.get("user_id"), body.get("channel_id")
     if sub != "brief" or not (rest and team_id and user_id and channel_id):
@@ -41,15 +67,17 @@ def record_quick_brief(deps: Deps, body: dict[str, Any]) -> str | None:
     if quick is None:
         return None
     run_request, labels = quick
-    req = brief.record(
+    key = delivery_key(body) if deps.deliveries is not None else None
+    req = brief.record_new(
         deps,
         team_id=team_id,
         user_id=user_id,
         channel_id=channel_id,
         run_request=run_request,
         labels=labels,
+        request_id=interactions.derived_id("quick-brief", key) if key else None,
     )
-    return req.id
+    return req.id if req is not None else REPEATED
 
 
 def launch(deps: Deps, request_id: str, response_url: str | None) -> None:

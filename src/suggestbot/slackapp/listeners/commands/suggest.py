@@ -7,6 +7,7 @@ subcommand, and add a row to :data:`SUBCOMMANDS`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,9 @@ from suggestbot.slackapp.listeners.middleware import store_outage
 from suggestbot.store import StoreUnavailable
 from suggestbot.ui.payloads import parse_command
 
-COMMAND = "/suggest"
+log = logging.getLogger(__name__)
+
+COMMAND = brief.COMMAND
 
 # What runs a subcommand after the ack: ``handler(deps, body, rest)``.
 Handler = Callable[[Deps, dict[str, Any], str], None]
@@ -54,12 +57,18 @@ def register(app: App, deps: Deps) -> None:
         # A disconnect takes effect before the ack too, so that nothing sent after it sees the link.
         try:
             recorded = brief.record_quick_brief(deps, body)
+            if recorded is None and brief.claims_its_own_delivery(body):
+                # Not straight to a run after all: the delivery is claimed as any other.
+                recorded = None if brief.claim_delivery(deps, body) else brief.REPEATED
             unlinked = linking.unlink_before_ack(deps, body) if recorded is None else None
         except StoreUnavailable:
             # The store went away after the delivery was let through: nothing was recorded.
             ack(**store_outage.command_reply(deps, body))
             return
         ack()
+        if recorded == brief.REPEATED:
+            log.info("ignoring a repeated Slack delivery (command)")
+            return
         response_url = body.get("response_url")
 
         def work() -> None:

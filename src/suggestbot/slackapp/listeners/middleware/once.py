@@ -8,6 +8,8 @@ reached, nothing is recorded and the delivery gets ``store_outage``'s answer.
 
 The same write keeps a delivery that starts work until that work is done, held by this replica
 (see ``listeners.interactions``): it happens here, before any listener runs, so before any ack.
+``/suggest brief <text>`` is the exception: its listener records the brief keyed by the
+delivery, which makes a repeat count once in that same write (the ack waits for one write).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from slack_bolt import App, BoltContext, BoltResponse
 from suggestbot.flows import interactions as current_interaction
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.listeners import interactions
+from suggestbot.slackapp.listeners.commands import brief as brief_command
 from suggestbot.slackapp.listeners.middleware import store_outage
 from suggestbot.store import StoreUnavailable
 from suggestbot.ui.payloads import delivery_key
@@ -35,6 +38,8 @@ def register(app: App, deps: Deps) -> None:
     ) -> BoltResponse | None:
         key = delivery_key(body)
         kept = None
+        if brief_command.claims_its_own_delivery(body):
+            key = None  # its listener records it once, in the one write before its ack
         if key is not None and deps.deliveries is not None:
             kept = interactions.seal(deps, body, bot_user_id=context.bot_user_id)
             try:
