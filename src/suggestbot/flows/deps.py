@@ -101,6 +101,14 @@ class Deps:
     _catalog_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _langs: dict[str, tuple[str, float]] = field(default_factory=dict, repr=False)
 
+    def shared_now(self) -> float:
+        """What time it is for work replicas share (which minute's digests are due, which
+        local date they are for): the database's clock when replicas share the store, so a
+        replica whose clock is off neither posts early nor takes another's minute; else
+        :attr:`clock`."""
+        store = self.records.store
+        return store.shared_now() if store.shares_leases else self.clock()
+
     def catalog(self, *, refresh: bool = False) -> Catalog:
         """Segments and use cases as ``(id, name)`` pairs, from the cache when fresh."""
         team = current_team()
