@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,18 +41,34 @@ STOP_TIMEOUT_S = 60.0
 # minutes; shortened here, in the same order).
 EVENT_ACK_TIMEOUT_S = 3.0
 EVENT_RETRY_DELAYS_S = (0.2, 1.0, 3.0)
+FAKETIME_HINT = "install it with: apt-get install faketime"
 
 
 class Replica:
-    """One ``suggestbot serve`` process; its output goes to ``log_path`` across restarts."""
+    """One ``suggestbot serve`` process; its output goes to ``log_path`` across restarts.
 
-    def __init__(self, *, name: str, env: dict[str, str], workdir: Path, log_path: Path) -> None:
+    ``clock_offset_s``: run it under ``faketime`` with its wall clock that far ahead (or
+    behind, when negative) of the host's; its monotonic clock is left alone, as a host whose
+    clock is off or stepped has it.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        env: dict[str, str],
+        workdir: Path,
+        log_path: Path,
+        clock_offset_s: float = 0.0,
+    ) -> None:
         self.name = name
+        self.clock_offset_s = clock_offset_s
         self.port = free_port()
         self.env = {**env, "PORT": str(self.port)}
         self.workdir = workdir
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
+        self.pids: list[int] = []  # every process started, in order
         self.starts = 0
         self.exit_codes: list[int] = []
 
@@ -59,21 +76,43 @@ class Replica:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def command(self, *args: str) -> tuple[list[str], dict[str, str]]:
+        """``python args`` as this replica runs it (under ``faketime`` when its clock is off),
+        and its environment."""
+        argv = [sys.executable, *args]
+        if not self.clock_offset_s:
+            return argv, self.env
+        faketime = shutil.which("faketime")
+        if faketime is None:
+            raise RuntimeError(f"faketime is not installed: {FAKETIME_HINT}")
+        env = {**self.env, "DONT_FAKE_MONOTONIC": "1"}
+        return [faketime, "-f", f"{self.clock_offset_s:+.0f}s", *argv], env
+
+    def clock_offset(self) -> float:
+        """How far this replica's ``time.time()`` is from this process's, measured with the
+        interpreter, wrapper and environment its processes get."""
+        argv, env = self.command("-c", "import time; print(time.time())")
+        before = time.time()
+        shown = float(subprocess.run(argv, env=env, capture_output=True, check=True).stdout)
+        return shown - (before + time.time()) / 2
+
     def start(self) -> None:
         """Start it and wait until ``/readyz`` says it takes traffic."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:
             log.write(f"--- start {self.starts + 1}\n".encode())
             log.flush()
+            argv, env = self.command("-m", "suggestbot", "serve", "--host", "127.0.0.1")
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "suggestbot", "serve", "--host", "127.0.0.1"],
-                env=self.env,
+                argv,
+                env=env,
                 cwd=self.workdir,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
         self.starts += 1
+        self.pids.append(self.process.pid)
         deadline = time.monotonic() + START_TIMEOUT_S
         with httpx.Client(timeout=2.0) as client:
             while True:
@@ -104,11 +143,15 @@ class Replica:
         self.send_sigterm()
         return self.wait()
 
-    def kill(self) -> None:
+    def kill(self) -> int | None:
+        """SIGKILL it; the process id it had (None when it was not running)."""
+        pid = None
         if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
+            pid = self.process.pid
+            os.kill(pid, signal.SIGKILL)
             self.process.wait(timeout=STOP_TIMEOUT_S)
         self.process = None
+        return pid
 
     def log_text(self) -> str:
         return self.log_path.read_text("utf-8", "replace") if self.log_path.exists() else ""
@@ -130,6 +173,8 @@ class ClusterStage(Stage):
             (:class:`RetryingDriver`).
         log_level: each replica's ``LOG_LEVEL`` (DEBUG shows every Slack call: a test that
             makes thousands of them may keep INFO, to leave the CPU to the work).
+        clock_offsets_s: each replica's wall clock off the host's by this much (the first
+            replica the first offset; missing ones 0), under ``faketime``.
         options: the rest of :class:`Stage`'s options.
     """
 
@@ -142,6 +187,7 @@ class ClusterStage(Stage):
         drain_s: float = 1.0,
         event_retries: bool = False,
         log_level: str = "DEBUG",
+        clock_offsets_s: tuple[float, ...] = (),
         **options: Any,
     ) -> None:
         super().__init__(data_dir=data_dir, database_url=database_url, **options)
@@ -149,6 +195,7 @@ class ClusterStage(Stage):
         self.drain_s = drain_s
         self.event_retries = event_retries
         self.log_level = log_level
+        self.clock_offsets_s = clock_offsets_s
         self.replicas: list[Replica] = []
         self.balancer: Balancer | None = None
 
@@ -186,6 +233,7 @@ class ClusterStage(Stage):
                         env={**env, "SUGGESTBOT_DATA_DIR": str(workdir / "data")},
                         workdir=workdir,
                         log_path=self.data_dir / f"replica-{number}.log",
+                        clock_offset_s=dict(enumerate(self.clock_offsets_s, 1)).get(number, 0.0),
                     )
                 )
         for replica in self.replicas:
@@ -294,10 +342,13 @@ class RetryingDriver(SlackDriver):
 
 @dataclass(frozen=True)
 class Kill:
-    """One SIGKILL: which replica, and when (seconds since the kills started)."""
+    """One SIGKILL: which replica, when (seconds since the kills started), the process it
+    ended and when on this host's wall clock (0 and 0.0 when it was not running)."""
 
     replica: str
     at_s: float
+    pid: int = 0
+    at: float = 0.0
 
 
 class RandomKills:
@@ -334,8 +385,9 @@ class RandomKills:
     def _run(self) -> None:
         while not self._stop.wait(self.rng.uniform(*self.every_s)):
             replica = self.rng.choice(self.stage.replicas)
-            replica.kill()
-            self.kills.append(Kill(replica.name, round(time.monotonic() - self._started, 1)))
+            pid = replica.kill()
+            at_s = round(time.monotonic() - self._started, 1)
+            self.kills.append(Kill(replica.name, at_s, pid or 0, time.time()))
             time.sleep(self.rng.uniform(*self.down_s))
             try:
                 replica.start()

@@ -384,9 +384,10 @@ class Store(ABC):
         """
 
     def shared_now(self) -> float:
-        """What time it is for everything shared through this store (a digest wave's minute
-        and local dates): the database's clock on PostgreSQL, which every replica reads alike
-        whatever its own clock says; this process's clock on the single-process backends."""
+        """What time it is for everything shared through this store (a brief's age, a digest
+        wave's minute and local dates): the database's clock on PostgreSQL, which every
+        replica reads alike whatever its own clock says; this process's clock on the
+        single-process backends."""
         return time.time()
 
     # Whether leases are seen by other processes and outlive this one (a shared database).

@@ -41,6 +41,7 @@ See :mod:`suggestbot.store.pg_schema` for the tables.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -114,6 +115,8 @@ CONNECT_TIMEOUT_S = 5
 # A connection back in the pool for less than this is handed out again without a ping (see
 # the module's docstring).
 PING_AFTER_IDLE_S = 1.0
+# How often ``shared_now`` measures the database's clock against this process's.
+CLOCK_CHECK_EVERY_S = 10.0
 _RETURNED_AT = "suggestbot_returned_at"
 _SCHEMES = ("postgresql", "postgres")
 
@@ -321,6 +324,9 @@ class PostgresStore(Store):
         )
         self._closed = False
         self._clock = clock
+        self._offset_lock = threading.Lock()
+        self._offset = 0.0  # the database's clock minus this process's, last measured
+        self._offset_checked_at: float | None = None
         self._targets: dict[str, TableSql] = {}
         self._stale_before = time.monotonic()
         event.listen(self._engine, "checkout", self._ping_if_idle)
@@ -868,11 +874,29 @@ class PostgresStore(Store):
         return connection.execute(statement, {**params, "local_now": self._clock()})
 
     def shared_now(self) -> float:
-        """The database's clock: what time it is for every replica (one round trip)."""
-        if self._closed:
-            raise RuntimeError("PostgresStore is closed")
-        with self._transaction() as connection:
-            return float(connection.execute(DB_CLOCK).scalar_one())
+        """The database's clock, read as this process's clock plus the difference between the
+        two, measured every ``CLOCK_CHECK_EVERY_S`` (a round trip then, none in between), so
+        that it costs what the process clock costs. While the database cannot be reached the
+        last difference measured serves (none yet: the process's own clock)."""
+        local = self._clock()
+        with self._offset_lock:
+            offset, checked_at = self._offset, self._offset_checked_at
+        if checked_at is None or time.monotonic() - checked_at >= CLOCK_CHECK_EVERY_S:
+            offset = self._measure_offset(offset)
+        return local + offset
+
+    def _measure_offset(self, last: float) -> float:
+        try:
+            before = self._clock()
+            with self._transaction() as connection:
+                database = float(connection.execute(DB_CLOCK).scalar_one())
+            after = self._clock()
+        except StoreError:
+            return last
+        offset = database - (before + after) / 2
+        with self._offset_lock:
+            self._offset, self._offset_checked_at = offset, time.monotonic()
+        return offset
 
     def close(self) -> None:
         if not self._closed:
