@@ -42,6 +42,22 @@ STOP_TIMEOUT_S = 60.0
 EVENT_ACK_TIMEOUT_S = 3.0
 EVENT_RETRY_DELAYS_S = (0.2, 1.0, 3.0)
 FAKETIME_HINT = "install it with: apt-get install faketime"
+# The app under ``faketime`` with its monotonic clock left alone. libfaketime 0.9.10 (Debian
+# 12) then fails Python's ``time.sleep`` (``clock_nanosleep`` on the monotonic clock with an
+# absolute deadline) with EINVAL, while faking the monotonic clock too hangs every lock and
+# event wait with a timeout (``sem_clockwait`` is not faked): so ``time.sleep`` waits on an
+# event instead, whose timeout is a relative wait the library leaves alone. ``clock`` prints
+# ``time.time()`` (to check the offset); anything else is ``suggestbot``'s command line.
+UNDER_FAKETIME = """
+import sys, threading, time
+if sys.argv[1:] == ["clock"]:
+    print(time.time())
+    raise SystemExit(0)
+_never = threading.Event()
+time.sleep = lambda seconds: _never.wait(max(seconds, 0.0)) and None
+from suggestbot.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
 
 
 class Replica:
@@ -77,21 +93,24 @@ class Replica:
         return f"http://127.0.0.1:{self.port}"
 
     def command(self, *args: str) -> tuple[list[str], dict[str, str]]:
-        """``python args`` as this replica runs it (under ``faketime`` when its clock is off),
-        and its environment."""
-        argv = [sys.executable, *args]
+        """``python -m suggestbot args`` as this replica runs it (under ``faketime`` when its
+        clock is off), and its environment."""
         if not self.clock_offset_s:
-            return argv, self.env
+            return [sys.executable, "-m", "suggestbot", *args], self.env
         faketime = shutil.which("faketime")
         if faketime is None:
             raise RuntimeError(f"faketime is not installed: {FAKETIME_HINT}")
         env = {**self.env, "DONT_FAKE_MONOTONIC": "1"}
-        return [faketime, "-f", f"{self.clock_offset_s:+.0f}s", *argv], env
+        offset = f"{self.clock_offset_s:+.0f}s"
+        return [faketime, "-f", offset, sys.executable, "-c", UNDER_FAKETIME, *args], env
 
     def clock_offset(self) -> float:
         """How far this replica's ``time.time()`` is from this process's, measured with the
         interpreter, wrapper and environment its processes get."""
-        argv, env = self.command("-c", "import time; print(time.time())")
+        if self.clock_offset_s:
+            argv, env = self.command("clock")
+        else:
+            argv, env = [sys.executable, "-c", "import time; print(time.time())"], self.env
         before = time.time()
         shown = float(subprocess.run(argv, env=env, capture_output=True, check=True).stdout)
         return shown - (before + time.time()) / 2
@@ -102,7 +121,7 @@ class Replica:
         with open(self.log_path, "ab") as log:
             log.write(f"--- start {self.starts + 1}\n".encode())
             log.flush()
-            argv, env = self.command("-m", "suggestbot", "serve", "--host", "127.0.0.1")
+            argv, env = self.command("serve", "--host", "127.0.0.1")
             self.process = subprocess.Popen(
                 argv,
                 env=env,
