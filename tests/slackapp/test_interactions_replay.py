@@ -168,3 +168,49 @@ def test_a_workflow_step_event_is_kept_sealed_and_carried_out_after_a_crash() ->
     assert deps.deliveries is not None and deps.deliveries.first_time("event:Ev1", pending=sealed)
     assert interactions.replay_unfinished(deps) == 1
     assert seen == [body]
+
+
+def test_the_service_credentials_submission_is_kept_before_its_ack_and_saved_after_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from slack_bolt import App
+
+    from suggestbot.flows import workspace_admin
+    from suggestbot.slackapp.listeners.views import workspace
+    from suggestbot.ui.blocks import ids
+
+    saved: list[dict[str, Any]] = []
+    monkeypatch.setattr(workspace_admin, "save", lambda deps, contents, **kw: saved.append(kw))
+    deps = deps_with(TokenVault([generate_key()]))
+    app = App(token="xoxb-test", signing_secret="secret", token_verification_enabled=False)
+    workspace.register(app, deps, contents=object())  # type: ignore[arg-type]
+
+    def text(value: str) -> dict[str, Any]:
+        return {"v": {"type": "plain_text_input", "value": value}}
+
+    body = {
+        "type": "view_submission",
+        "trigger_id": "4321.8765.fedcba",
+        "user": {"id": "U0ADMIN", "team_id": "T1"},
+        "team": {"id": "T1"},
+        "view": {
+            "callback_id": ids.VIEW_SERVICE_CREDENTIALS,
+            "state": {
+                "values": {
+                    ids.INPUT_SERVICE_URL: text("https://content.example.com"),
+                    ids.INPUT_SERVICE_CLIENT_ID: text("client-1"),
+                    ids.INPUT_SERVICE_CLIENT_SECRET: text("s3cret-client-secret"),
+                }
+            },
+        },
+    }
+    key = record(deps, body)  # kept with the delivery's claim, before the ack
+    assert deps.deliveries is not None
+    [(_, sealed)] = deps.deliveries.unfinished()
+    assert "s3cret-client-secret" not in sealed
+
+    assert interactions.replay_unfinished(deps) == 1
+    assert [
+        (s["team_id"], s["user_id"], s["values"][ids.INPUT_SERVICE_CLIENT_ID]) for s in saved
+    ] == [("T1", "U0ADMIN", "client-1")]
+    assert deps.deliveries.unfinished() == [] and key not in deps.deliveries.held()

@@ -44,6 +44,7 @@ def in_background(
     """Run ``fn(*args)`` off the listener thread. A failure is logged with a short reference,
     and the user is told (ephemerally) with the same reference, never a traceback."""
     recorded = interactions.current()
+    interactions.hand_over()
 
     def work() -> None:
         try:
