@@ -214,3 +214,41 @@ def test_the_service_credentials_submission_is_kept_before_its_ack_and_saved_aft
         (s["team_id"], s["user_id"], s["values"][ids.INPUT_SERVICE_CLIENT_ID]) for s in saved
     ] == [("T1", "U0ADMIN", "client-1")]
     assert deps.deliveries.unfinished() == [] and key not in deps.deliveries.held()
+
+
+class _Ephemerals:
+    """A Slack client that keeps each ephemeral it is asked to post."""
+
+    def __init__(self) -> None:
+        self.posted: list[tuple[str, str]] = []
+
+    def chat_postEphemeral(self, *, channel: str, user: str, text: str, **_: Any) -> dict[str, Any]:
+        self.posted.append((user, text))
+        return {"ok": True}
+
+
+def test_a_note_told_before_a_crash_is_not_told_again_by_the_replay() -> None:
+    from suggestbot.flows import slackio
+    from suggestbot.ui.blocks.results import Message
+
+    slack = _Ephemerals()
+    deps = deps_with(TokenVault([generate_key()]))
+    deps.slack = slack  # type: ignore[assignment]
+    attempts: list[int] = []
+
+    def work(deps: Deps, body: dict[str, Any]) -> None:
+        note = Message(text="Your list is on its way.", blocks=[])
+        slackio.notify(deps, user_id="U0ALICE", channel_id="C1", message=note)
+        if not attempts:
+            attempts.append(1)
+            raise Killed("after the note, before the rest")  # the process dies here
+        slackio.notify(
+            deps, user_id="U0ALICE", channel_id="C1", message=Message(text="Done.", blocks=[])
+        )
+
+    interactions.on_view(VIEW, work)
+    record(deps, submission("sbx_ut_token"))
+    with pytest.raises(Killed):
+        interactions.replay_unfinished(deps)  # the first attempt, cut short
+    assert interactions.replay_unfinished(deps) == 1  # carried out again
+    assert slack.posted == [("U0ALICE", "Your list is on its way."), ("U0ALICE", "Done.")]
