@@ -252,3 +252,28 @@ def test_a_note_told_before_a_crash_is_not_told_again_by_the_replay() -> None:
         interactions.replay_unfinished(deps)  # the first attempt, cut short
     assert interactions.replay_unfinished(deps) == 1  # carried out again
     assert slack.posted == [("U0ALICE", "Your list is on its way."), ("U0ALICE", "Done.")]
+
+
+def test_a_press_that_opens_a_modal_is_kept_and_its_replay_asks_to_press_again() -> None:
+    from slack_bolt import App
+
+    from suggestbot.slackapp.listeners.actions import refining
+    from suggestbot.ui.blocks import ids
+
+    slack = _Ephemerals()
+    deps = deps_with(TokenVault([generate_key()]))
+    deps.slack = slack  # type: ignore[assignment]
+    app = App(token="xoxb-test", signing_secret="secret", token_verification_enabled=False)
+    refining.register(app, deps)
+    press = {
+        "type": "block_actions",
+        "trigger_id": "5555.6666.abcabc",
+        "user": {"id": "U0ALICE", "team_id": "T1"},
+        "channel": {"id": "C1"},
+        "container": {"type": "message", "channel_id": "C1", "message_ts": "1.2"},
+        "actions": [{"action_id": ids.ACTION_REFINE_OPEN, "type": "button", "value": "x"}],
+    }
+    record(deps, press)  # kept before the ack, like any press that starts work
+    assert interactions.replay_unfinished(deps) == 1  # the app died before the modal opened
+    [(user, text)] = slack.posted
+    assert user == "U0ALICE" and "press the button again" in text
