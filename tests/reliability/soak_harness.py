@@ -203,6 +203,7 @@ class Soak:
         self._numbers = itertools.count(1)
         self._stop = threading.Event()
         self._began = 0.0
+        self._restarting: str | None = None  # a replica being restarted: not sampled
         self.result = SoakResult([], [], dict.fromkeys((name for name, _ in MIX), 0), [], [], 0)
 
     # -- the run -------------------------------------------------------------------------
@@ -362,12 +363,15 @@ class Soak:
         while not self._stop.wait(self.restart_every_s):
             replica = self.stage.replicas[turn % len(self.stage.replicas)]
             turn += 1
+            self._restarting = replica.name
             try:
                 replica.terminate()
                 replica.start()
             except Exception as exc:  # reported: the soak goes on with the others
                 self.result.action_errors.append(f"restart {replica.name}: {exc!r}"[:300])
                 continue
+            finally:
+                self._restarting = None
             at = round(self._elapsed(), 1)
             assert replica.process is not None
             self.result.starts_at[replica.process.pid] = at
@@ -382,7 +386,11 @@ class Soak:
 
     def _sample(self) -> Sample:
         assert self.stage.database_url is not None
-        processes = [p for r in self.stage.replicas if (p := process_sample(r)) is not None]
+        processes = [
+            p
+            for r in self.stage.replicas
+            if r.name != self._restarting and (p := process_sample(r)) is not None
+        ]
         rows, connections = database_sample(self.stage.database_url)
         return Sample(round(self._elapsed(), 1), processes, rows, connections)
 
