@@ -162,7 +162,10 @@ def run_random_kills(cluster: ClusterStage) -> KillsRun:
         {tenant: n for tenant, n in exchanges.items() if n > bound},
     )
     _say(f"findings: {findings.found or 'none'}")
-    assert findings.found == {}, f"seed {SEED}: lost or doubled: {findings.found}"
+    if findings.found:
+        failure = AssertionError(f"seed {SEED}: lost or doubled: {findings.found}")
+        failure.kills = list(kills.kills)  # type: ignore[attr-defined]  # for the caller's figures
+        raise failure
     return KillsRun(kills=list(kills.kills), seconds=time.monotonic() - began)
 
 

@@ -109,11 +109,15 @@ def test_replicas_30_s_apart_killed_at_random_lose_double_and_steal_nothing(
         assert abs(measured - wanted) < 1.0, (replica.name, measured)
         assert abs(shown - wanted) < 5.0, (replica.name, shown)
 
-    run = run_random_kills(cluster)
+    load_failure: AssertionError | None = None
+    try:
+        kills = run_random_kills(cluster).kills
+    except AssertionError as failure:  # the leases' figures are reported first, then this
+        load_failure, kills = failure, list(getattr(failure, "kills", []))
 
     assert cluster.database_url is not None
     changes = _changes(cluster.database_url)
-    killed_at = {kill.pid: kill.at for kill in run.kills if kill.pid}
+    killed_at = {kill.pid: kill.at for kill in kills if kill.pid}
     offset_of = {pid: r.clock_offset_s for r in cluster.replicas for pid in r.pids}
 
     taken = [c for c in changes if c.kind == "taken"]
@@ -122,6 +126,14 @@ def test_replicas_30_s_apart_killed_at_random_lose_double_and_steal_nothing(
         for c in taken
         if _pid(c.old_owner) not in killed_at or c.at < killed_at[_pid(c.old_owner)]
     ]
+    # On the database's clock every lease taken had run out: how long after its end.
+    after_end = sorted(c.at - c.old_until for c in taken)
+    before_end = [round(x, 3) for x in after_end if x < 0]
+    if after_end:
+        print(
+            f"taken after the lease's end (database clock): min {after_end[0]:+.3f} s, median "
+            f"{after_end[len(after_end) // 2]:+.3f} s; before its end: {len(before_end)}"
+        )
     by_queue = Counter(c.queue for c in taken)
     by_clock = Counter(f"{offset_of.get(_pid(c.old_owner), 0.0):+.0f}" for c in taken)
     print(
@@ -139,6 +151,9 @@ def test_replicas_30_s_apart_killed_at_random_lose_double_and_steal_nothing(
             f"(shortest interval {SHORTEST_S:.3f} s); served after its due time less the "
             f"tolerance by min {margins[0]:+.3f} s; early {len(early)}, too close {len(close)}"
         )
+    assert before_end == [], f"leases taken before they ran out: {before_end[:10]}"
+    if load_failure is not None:
+        raise load_failure
     assert pairs, "no poll was served twice: the load did not exercise the polls"
     assert from_live == [], f"leases taken from live holders: {from_live}"
     assert early == [], f"polls served before their next time: {early[:10]}"
