@@ -42,7 +42,21 @@ STOP_TIMEOUT_S = 60.0
 EVENT_ACK_TIMEOUT_S = 3.0
 EVENT_RETRY_DELAYS_S = (0.2, 1.0, 3.0)
 FAKETIME_HINT = "install it with: apt-get install faketime"
-# The app under ``faketime`` with its monotonic clock left alone. libfaketime 0.9.10 (Debian
+
+
+def libfaketime() -> str:
+    """The libfaketime library that the ``faketime`` command preloads."""
+    if shutil.which("faketime") is None:
+        raise RuntimeError(f"faketime is not installed: {FAKETIME_HINT}")
+    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1")) + sorted(
+        Path("/usr/lib/faketime").glob("libfaketime.so.1")
+    )
+    if not found:
+        raise RuntimeError(f"libfaketime.so.1 not found: {FAKETIME_HINT}")
+    return str(found[0])
+
+
+# The app under libfaketime with its monotonic clock left alone. libfaketime 0.9.10 (Debian
 # 12) then fails Python's ``time.sleep`` (``clock_nanosleep`` on the monotonic clock with an
 # absolute deadline) with EINVAL, while faking the monotonic clock too hangs every lock and
 # event wait with a timeout (``sem_clockwait`` is not faked): so ``time.sleep`` waits on an
@@ -97,12 +111,16 @@ class Replica:
         clock is off), and its environment."""
         if not self.clock_offset_s:
             return [sys.executable, "-m", "suggestbot", *args], self.env
-        faketime = shutil.which("faketime")
-        if faketime is None:
-            raise RuntimeError(f"faketime is not installed: {FAKETIME_HINT}")
-        env = {**self.env, "DONT_FAKE_MONOTONIC": "1"}
-        offset = f"{self.clock_offset_s:+.0f}s"
-        return [faketime, "-f", offset, sys.executable, "-c", UNDER_FAKETIME, *args], env
+        # libfaketime preloaded into the interpreter itself, as the ``faketime`` command does,
+        # but without that command's process in between: it forks, and a SIGKILL or SIGTERM
+        # sent to it would leave the app running.
+        env = {
+            **self.env,
+            "LD_PRELOAD": libfaketime(),
+            "FAKETIME": f"{self.clock_offset_s:+.0f}s",
+            "DONT_FAKE_MONOTONIC": "1",
+        }
+        return [sys.executable, "-c", UNDER_FAKETIME, *args], env
 
     def clock_offset(self) -> float:
         """How far this replica's ``time.time()`` is from this process's, measured with the

@@ -100,72 +100,77 @@ def run_random_kills(cluster: ClusterStage) -> KillsRun:
     last_wave = max(_fire_at(d) for d in digests)
 
     kills = RandomKills(cluster, rng=random.Random(rng.random())).start()
-    briefs = _Briefs(
-        [_Briefs.Sender(cluster, user, rng=random.Random(rng.random())) for user in (ALICE, BRUNO)]
-    )
-    replies = _Replies(cluster, briefs, rng=random.Random(rng.random())).start()
     try:
-        briefs.join()
-        replies.join()
-        # Kills go on through the last wave and its posts.
-        while datetime.now(UTC) < last_wave + timedelta(seconds=5):
-            time.sleep(0.2)
-    finally:
-        briefs.stop()
-        replies.stop()
-        kills.stop(at_least=MIN_KILLS)
-    assert kills.errors == [], f"seed {SEED}: {kills.errors}"
-    assert all(r.process is not None for r in cluster.replicas)
-    balancer = cluster.balancer
-    assert balancer is not None
+        briefs = _Briefs(
+            [
+                _Briefs.Sender(cluster, user, rng=random.Random(rng.random()))
+                for user in (ALICE, BRUNO)
+            ]
+        )
+        replies = _Replies(cluster, briefs, rng=random.Random(rng.random())).start()
+        try:
+            briefs.join()
+            replies.join()
+            # Kills go on through the last wave and its posts.
+            while datetime.now(UTC) < last_wave + timedelta(seconds=5):
+                time.sleep(0.2)
+        finally:
+            briefs.stop()
+            replies.stop()
+            kills.stop(at_least=MIN_KILLS)
+        assert kills.errors == [], f"seed {SEED}: {kills.errors}"
+        assert all(r.process is not None for r in cluster.replicas)
+        balancer = cluster.balancer
+        assert balancer is not None
 
-    dispatch_failed = sorted(tag for tag, a in briefs.answers.items() if a.status != 200)
-    unacknowledged = [d for d in _driver(cluster).deliveries if not d.acknowledged]
-    retried = [d for d in _driver(cluster).deliveries if len(d.attempts) > 1]
-    _say(
-        f"kills: {len(kills.kills)} {[(k.replica, k.at_s) for k in kills.kills]}\n"
-        f"slash commands: {len(briefs.answers)} sent, {len(dispatch_failed)} dispatch_failed "
-        f"{dispatch_failed}; balancer: {balancer.refusals} refused connections retried, "
-        f"{len(balancer.failures)} cut {balancer.failures}\n"
-        f"events: {len(replies.sent)} replies, {len(retried)} retried by Slack "
-        f"{[(d.event_id, d.attempts) for d in retried]}, {len(unacknowledged)} never acknowledged"
-    )
-    assert len(kills.kills) >= MIN_KILLS
-    assert briefs.errors == replies.errors == [], f"seed {SEED}"
-    assert len(briefs.answers) == BRIEFS and len(replies.sent) == REPLIES
+        dispatch_failed = sorted(tag for tag, a in briefs.answers.items() if a.status != 200)
+        unacknowledged = [d for d in _driver(cluster).deliveries if not d.acknowledged]
+        retried = [d for d in _driver(cluster).deliveries if len(d.attempts) > 1]
+        _say(
+            f"kills: {len(kills.kills)} {[(k.replica, k.at_s) for k in kills.kills]}\n"
+            f"slash commands: {len(briefs.answers)} sent, {len(dispatch_failed)} dispatch_failed "
+            f"{dispatch_failed}; balancer: {balancer.refusals} refused connections retried, "
+            f"{len(balancer.failures)} cut {balancer.failures}\n"
+            f"events: {len(replies.sent)} replies, {len(retried)} retried by Slack "
+            f"{[(d.event_id, d.attempts) for d in retried]}, "
+            f"{len(unacknowledged)} never acknowledged"
+        )
+        assert len(kills.kills) >= MIN_KILLS
+        assert briefs.errors == replies.errors == [], f"seed {SEED}"
+        assert len(briefs.answers) == BRIEFS and len(replies.sent) == REPLIES
 
-    _say(f"load and waves done after {time.monotonic() - began:.0f} s")
-    findings = _Findings(settle_s=SETTLE_S)
-    _each_brief_done_once(cluster, briefs, dispatch_failed, findings)
-    _each_reply_refined_once(
-        cluster, replies, unacknowledged={d.event_id for d in unacknowledged}, findings=findings
-    )
-    _each_digest_posted_once(cluster, digests, findings)
-    findings.expect("people told that something went wrong", generic_errors(cluster))
-    findings.expect("error names shown in Slack", leaks_to_slack(cluster))
+        _say(f"load and waves done after {time.monotonic() - began:.0f} s")
+        findings = _Findings(settle_s=SETTLE_S)
+        _each_brief_done_once(cluster, briefs, dispatch_failed, findings)
+        _each_reply_refined_once(
+            cluster, replies, unacknowledged={d.event_id for d in unacknowledged}, findings=findings
+        )
+        _each_digest_posted_once(cluster, digests, findings)
+        findings.expect("people told that something went wrong", generic_errors(cluster))
+        findings.expect("error names shown in Slack", leaks_to_slack(cluster))
 
-    # Service tokens: each replica start has its own cache, so the service sees at most one
-    # exchange per tenant per replica start per token lifetime elapsed. (``/healthz`` probes
-    # the service with a client of its own, one more per start; nothing asks it here.)
-    exchanges = _token_exchanges(cluster)
-    starts = sum(r.starts for r in cluster.replicas)
-    # A token is used until 60 s before it runs out (the contract's margin), then replaced.
-    usable_s = TOKEN_LIFETIME.total_seconds() - MIN_MARGIN_S
-    lifetimes = 1 + int((time.monotonic() - began) // usable_s)
-    _say(
-        f"token exchanges per tenant: {dict(exchanges)} over {starts} replica starts, "
-        f"{lifetimes} token lifetime(s); {time.monotonic() - began:.0f} s in all"
-    )
-    bound = starts * lifetimes
-    findings.expect(
-        f"tenants whose token was exchanged more than {bound} times",
-        {tenant: n for tenant, n in exchanges.items() if n > bound},
-    )
-    _say(f"findings: {findings.found or 'none'}")
-    if findings.found:
-        failure = AssertionError(f"seed {SEED}: lost or doubled: {findings.found}")
+        # Service tokens: each replica start has its own cache, so the service sees at most one
+        # exchange per tenant per replica start per token lifetime elapsed. (``/healthz`` probes
+        # the service with a client of its own, one more per start; nothing asks it here.)
+        exchanges = _token_exchanges(cluster)
+        starts = sum(r.starts for r in cluster.replicas)
+        # A token is used until 60 s before it runs out (the contract's margin), then replaced.
+        usable_s = TOKEN_LIFETIME.total_seconds() - MIN_MARGIN_S
+        lifetimes = 1 + int((time.monotonic() - began) // usable_s)
+        _say(
+            f"token exchanges per tenant: {dict(exchanges)} over {starts} replica starts, "
+            f"{lifetimes} token lifetime(s); {time.monotonic() - began:.0f} s in all"
+        )
+        bound = starts * lifetimes
+        findings.expect(
+            f"tenants whose token was exchanged more than {bound} times",
+            {tenant: n for tenant, n in exchanges.items() if n > bound},
+        )
+        _say(f"findings: {findings.found or 'none'}")
+        assert findings.found == {}, f"seed {SEED}: lost or doubled: {findings.found}"
+    except AssertionError as failure:
         failure.kills = list(kills.kills)  # type: ignore[attr-defined]  # for the caller's figures
-        raise failure
+        raise
     return KillsRun(kills=list(kills.kills), seconds=time.monotonic() - began)
 
 

@@ -2,10 +2,12 @@
 under ``faketime`` (libfaketime) — killed at random under the random-kill load: nothing lost,
 nothing doubled, no poll served again before its next time, no lease taken from a live holder.
 
-The replicas' clocks are set by the real tool: ``faketime -f +30s`` / ``-30s`` around the
-interpreter (wall clock only; ``DONT_FAKE_MONOTONIC=1`` leaves the monotonic clock alone, as a
-host whose clock is off has it), checked first with the same wrapper, interpreter and
-environment, then in each replica's own log lines. What happens to the leases is observed from
+The replicas' clocks are set by the real tool: libfaketime (Debian's ``faketime``) preloaded
+into the interpreter with ``FAKETIME=+30s`` / ``-30s``, as the ``faketime`` command does but
+without its forked process in between, so that kills reach the app (wall clock only;
+``DONT_FAKE_MONOTONIC=1`` leaves the monotonic clock alone, as a host whose clock is off has
+it), checked first with the same interpreter and environment, then in each replica's own log
+lines. What happens to the leases is observed from
 outside the app: a trigger the test puts on ``work_leases`` writes down, with the database's
 clock, every lease that changed hands and every poll written due again, so that
 
