@@ -34,12 +34,15 @@ from random_kills_load import run_random_kills
 
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.jobs.timers import EARLY_SHARE
+from suggestbot.sandbox.faults import RunTiming
 
 pytestmark = pytest.mark.timeout(900)
 
 SKEW_S = 30.0
 OFFSETS_S = (0.0, SKEW_S, -SKEW_S)
 POLL_SCALE = 0.01  # the stage's: the contract's 10 s poll is 0.1 s
+# Runs that take about 1.2 s (x the sandbox's 0.01): each is polled a dozen times, 0.1 s apart.
+RUN_TIMING = RunTiming(queued_s=40.0, running_s=80.0, precompute_s=2.0)
 SHORTEST_S = (next_poll_delay(0.0) or 10.0) * POLL_SCALE
 EARLY_S = EARLY_SHARE * SHORTEST_S
 # A serve is seen when its next due time is written, a few milliseconds after the read.
@@ -90,6 +93,7 @@ def cluster(tmp_path: Path, postgres_url: str) -> Iterator[ClusterStage]:
         log_level="INFO",
         poll_scale=POLL_SCALE,
         clock_offsets_s=OFFSETS_S,
+        run_timing=RUN_TIMING,
     )
     try:
         stage.start()
