@@ -250,6 +250,8 @@ _EN: dict[str, str] = {
     "still need it.",
     "gone.trigger": "That took too long to open. Please press the button (or send the "
     "command) again.",
+    "modal.press_again": "The app restarted before it could open the form you asked for. "
+    "Please press the button again.",
     "error.not_found": "The service does not know that item, or you may not see it.",
     "error.rate_limited": "The service is busy; try again in {seconds} seconds.",
     # ready-made content (/suggest inspire) and digests (/suggest digest)
@@ -834,6 +836,8 @@ _DE: dict[str, str] = {
     "Direktnachricht.",
     "slack.dm_fallback": "Ergebnisse deines Briefings aus <#{channel}> (ich bin nicht in diesem "
     "Kanal):",
+    "modal.press_again": "Die App wurde neu gestartet, bevor sie das Formular öffnen konnte. "
+    "Bitte drücke die Schaltfläche noch einmal.",
     "error.generic": "Entschuldigung, da ist etwas schiefgegangen (Referenz `{ref}`). "
     "Bitte versuche es erneut.",
     "error.unreadable_command": "Slack hat diesen Befehl ohne alle Angaben gesendet, daher "
