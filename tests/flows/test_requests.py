@@ -27,7 +27,7 @@ from suggestbot.flows import brief, requests
 from suggestbot.jobs import recovery, run_watcher
 from suggestbot.store.records import Failure, Request, user_key
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 RETRY = ("Retry", ids.ACTION_RETRY)
 
@@ -98,7 +98,7 @@ def test_a_succeeded_run_posts_its_variants_in_order_and_the_root_says_ready(w: 
         "Variant 2 of 2 · Email: Second",
     ]
     assert all(("Refine…", ids.ACTION_REFINE_OPEN) in buttons(p.blocks) for p in posted)
-    assert root.text == t("root.ready", "en", user=ALICE, count=2)
+    assert root.text == tn("root.ready", "en", user=ALICE, count=2)
     assert "2 suggestions" in root.text
     stored = w.deps.records.requests.get(req.id)
     assert stored is not None and stored.state == "done"

@@ -32,7 +32,7 @@ from reliability_harness import (
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.ui import failures
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 USERS = (ALICE, BRUNO, CAROL)
 VARIANTS = {ALICE: 1, BRUNO: 2, CAROL: 3}  # each person's remembered choice
@@ -75,7 +75,7 @@ def outcome(stage: ProcessStage, root: dict[str, Any], user: str) -> str | None:
     if req is None:
         return None
     if req["state"] == "done":
-        ready = t("root.ready", lang, user=user, count=len(req["variants"]))
+        ready = tn("root.ready", lang, user=user, count=len(req["variants"]))
         return "ready" if root["text"] == ready else None
     if req["state"] == "failed":
         reason = failures.reason(req["failure"]["code"], lang, detail=req["failure"]["detail"])
@@ -155,7 +155,7 @@ def test_every_brief_ends_with_its_result_or_the_right_failure(
         assert len(numbers) == len(set(numbers)) == len(req["variants"]), key
         # Every variant asked for is either shown or accounted for as skipped, and said so.
         assert len(numbers) + req["skipped"] == req["body"]["variant_count"], key
-        skipped_note = t("variant.skipped", lang, count=req["skipped"])
+        skipped_note = tn("variant.skipped", lang, count=req["skipped"])
         assert notes == ([skipped_note] if req["skipped"] else []), key
 
     codes = {requests[metadata_of(roots[k][0])["request_id"]]["failure"]["code"] for k in failed}

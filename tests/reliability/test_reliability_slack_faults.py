@@ -35,7 +35,7 @@ from reliability_harness import (
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackemu.results import AppResponse
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 TAG = re.compile(r"\[k\d{2}\]")
 SETTLE_TIMEOUT_S = 60.0
@@ -134,7 +134,7 @@ def test_slack_down_past_its_retries_delays_posts_but_loses_none(
     # Among what failed for good at first: a root, and a final "ready" (both came back).
     refused = {str(c.args.get("text")) for c in failed}
     assert any(t("root.sending", LANGS[u], user=u) in refused for u in (ALICE, BRUNO))
-    ready = {t("root.ready", LANGS[u], user=u, count=n) for u, n in sent.values()}
+    ready = {tn("root.ready", LANGS[u], user=u, count=n) for u, n in sent.values()}
     assert refused & ready
     assert generic_errors(stage) == []
 

@@ -19,7 +19,7 @@ from suggestbot.ui.blocks.requests import (
     status_line,
 )
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 
 def _status(kind: str = "brief", phase: Phase = Phase.QUEUED, **extra: object) -> RequestStatus:
@@ -92,8 +92,8 @@ def test_a_quick_brief_names_the_remembered_choices_with_a_change_button() -> No
     shown = BriefShown(text="Boots", variants=1, segment="A<b>", use_case="C", reused=True)
     message = build_brief_root(lang="en", status=_status(), request_id="r1", brief=shown)
     reused = next(b for b in message.blocks if b["block_id"] == "reused")
-    assert reused["text"]["text"] == t(
-        "brief.using_defaults", "en", user="U1", segment="A&lt;b&gt;", use_case="C", variants=1
+    assert reused["text"]["text"] == tn(
+        "brief.using_defaults", "en", user="U1", segment="A&lt;b&gt;", use_case="C", count=1
     )
     assert reused["accessory"]["action_id"] == ids.ACTION_CHANGE_DEFAULTS
     assert all(b["block_id"] != "context" for b in message.blocks)

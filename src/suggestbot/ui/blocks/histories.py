@@ -14,7 +14,7 @@ from typing import Literal
 from suggestbot.ui.blocks.lists import excerpt, slack_date
 from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.blocks.turns import quote
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 SET_EXCERPT_MAX = 300
 
@@ -63,7 +63,7 @@ def history_problem(*, lang: str, problem: HistoryProblem) -> str:
 
 def thread_intro(*, lang: str, name: str | None, turns: int) -> str:
     shown = escape_mrkdwn(name) if name else t("lists.unnamed", lang)
-    return t("history.thread_intro", lang, name=shown, turns=turns)
+    return tn("history.thread_intro", lang, name=shown, count=turns)
 
 
 def thread_entries(*, lang: str, turns: Sequence[TurnEntry]) -> list[str]:
@@ -82,7 +82,7 @@ def thread_entries(*, lang: str, turns: Sequence[TurnEntry]) -> list[str]:
 
 
 def lineage_intro(*, lang: str, steps: int) -> str:
-    return t("history.lineage_intro", lang, steps=steps)
+    return tn("history.lineage_intro", lang, count=steps)
 
 
 def lineage_entries(
@@ -106,7 +106,7 @@ def lineage_entries(
 
 def set_intro(*, lang: str, count: int, instruction: str) -> str:
     """Above a brief's variants: how many, then the brief."""
-    return t("history.set_intro", lang, count=count) + "\n" + quote(instruction)
+    return tn("history.set_intro", lang, count=count) + "\n" + quote(instruction)
 
 
 def set_entries(*, lang: str, variants: Sequence[SetVariant]) -> list[str]:

@@ -33,7 +33,7 @@ from suggestbot.ui.blocks.lists import (
 )
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
 from suggestbot.ui.blocks.usage import UsagePanel, build_usage_blocks
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 HOME_BLOCKS_MAX = 100
 RESULTS_SHOWN = 5
@@ -81,7 +81,7 @@ def result_line(item: ResultItem, lang: str, *, number: int) -> str:
     status = (
         t("home.result_failed", lang)
         if item.failed
-        else t("home.result_ready", lang, count=item.variants)
+        else tn("home.result_ready", lang, count=item.variants)
     )
     line = t(
         "home.result_line",
@@ -151,7 +151,7 @@ def build_home(*, lang: str, data: HomeData) -> dict[str, Any]:
     blocks += [_section(f"run-{i}", run_line(r, lang, number=i + 1)) for i, r in enumerate(runs)]
     hidden_runs = data.extra_runs + len(data.runs) - len(runs)
     if hidden_runs > 0:
-        blocks.append(_context("runs-more", t("home.more_runs", lang, count=hidden_runs)))
+        blocks.append(_context("runs-more", tn("home.more_runs", lang, count=hidden_runs)))
 
     blocks += [
         DividerBlock(block_id="threads-divider"),

@@ -34,7 +34,7 @@ from suggestbot.ui.blocks.results import (
     build_variant_messages,
 )
 from suggestbot.ui.blocks.text import MESSAGE_TEXT_BUDGET, block_text_length, escape_mrkdwn
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 BUTTON_TEXT_MAX = 75
 ACTIONS_MAX = 25
@@ -208,7 +208,7 @@ def build_inspiration_answer(
             element.value = f"{offer_id}:{element.value}"
         body += blocks
     if left_out:
-        tail.append(_context(t("inspire.left_out", lang, count=left_out), "left-out"))
+        tail.append(_context(tn("inspire.left_out", lang, count=left_out), "left-out"))
     blocks = head + body + tail
     return Message(text=title, blocks=[b.to_dict() for b in blocks])
 
@@ -401,7 +401,7 @@ def build_digest_message(
             body.append(DividerBlock(block_id=f"div-{variant.number}"))
         body += _variant_blocks(variant, lang=lang, body_max=DIGEST_BODY_MAX, with_buttons=False)
     if left_out:
-        tail.insert(0, _context(t("inspire.left_out", lang, count=left_out), "left-out"))
+        tail.insert(0, _context(tn("inspire.left_out", lang, count=left_out), "left-out"))
     blocks = head + body + tail
     return Message(text=header, blocks=[b.to_dict() for b in blocks])
 

@@ -20,7 +20,7 @@ from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
 from suggestbot.ui.blocks.text import escape_mrkdwn
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import has_key, t, tn
 
 EXCERPT_MAX = 140
 KNOWN_ORIGINS = frozenset({"precompute", "steered", "user_draft"})
@@ -64,26 +64,22 @@ def thread_line(item: ThreadItem, lang: str, *, number: int) -> str:
     origin = (
         t(f"lists.origin.{item.root_origin}", lang) if known else escape_mrkdwn(item.root_origin)
     )
-    return t(
+    return tn(
         "lists.thread_line",
         lang,
         n=number,
         name=name,
         origin=origin,
-        turns=item.turn_count,
+        count=item.turn_count,
         when=slack_date(item.updated_at),
     )
 
 
 def run_line(item: RunItem, lang: str, *, number: int) -> str:
-    kind = t(
-        "lists.run_type.refinement" if item.type == "refinement" else "lists.run_type.brief", lang
-    )
+    refinement = item.type == "refinement"
+    kind = t("lists.run_type.refinement", lang) if refinement else t("lists.run_type.brief", lang)
     status_key = f"lists.status.{item.status}"
-    try:
-        status = t(status_key, lang)
-    except KeyError:
-        status = escape_mrkdwn(item.status)
+    status = t(status_key, lang) if has_key(status_key) else escape_mrkdwn(item.status)
     return t(
         "lists.run_line",
         lang,

@@ -80,7 +80,7 @@ def build_connect_outcome(
     if problem is None:
         if held_id is None:
             return build_notice(lang=lang, text=t("connect.done", lang))
-        text = t("refine.held_ready" if held_reply else "connect.held_ready", lang)
+        text = t("refine.held_ready", lang) if held_reply else t("connect.held_ready", lang)
         return build_notice(
             lang=lang,
             text=text,
@@ -113,7 +113,7 @@ def build_link_status(
     else:
         lines = [t("status.linked", lang, since=_date(link.linked_at))]
     if service_up:
-        mode = t("status.mode_embedded" if embedded else "status.mode_service", lang)
+        mode = t("status.mode_embedded", lang) if embedded else t("status.mode_service", lang)
         lines.append(t("status.workspace_ok", lang, mode=mode))
     else:
         lines.append(t("status.workspace_down", lang))

@@ -124,7 +124,7 @@ def build_draft_modal(
 ) -> dict[str, Any]:
     """A draft email the user wrote: segment, use case, subject and body."""
     if loading or not segments or not use_cases:
-        text = t("brief.loading" if loading else "brief.no_segments", lang)
+        text = t("brief.loading", lang) if loading else t("brief.no_segments", lang)
         return View(
             type="modal",
             callback_id=ids.VIEW_DRAFT,
