@@ -55,7 +55,7 @@ def test_one_status_is_worded_for_a_brief_and_for_a_refinement(
 
 def test_a_delayed_request_names_its_send_time_in_the_reader_s_clock() -> None:
     said = status_line(lang="en", status=_status(phase=Phase.DELAYED, send_after=1_700_000_000))
-    assert "<!date^1700000000^{time_secs}|22:13:20 UTC>" in said
+    assert "<!date^1700000000^{time_secs}|10:13:20\u202fPM UTC>" in said
 
 
 def test_done_counts_the_variants_of_a_brief_only() -> None:

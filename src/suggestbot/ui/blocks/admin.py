@@ -21,7 +21,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.lists import slack_date
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.messages import t
 
@@ -57,7 +57,7 @@ def build_admin_section(*, lang: str, own: ServiceSummary | None) -> list[dict[s
             url=escape_mrkdwn(own.url),
             client_id=escape_mrkdwn(own.client_id),
             user=own.set_by,
-            when=slack_date(own.set_at),
+            when=slack_date(own.set_at, lang),
         )
     blocks = [
         DividerBlock(block_id="admin-divider"),

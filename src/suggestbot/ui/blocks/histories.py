@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from suggestbot.ui.blocks.lists import excerpt, slack_date
+from suggestbot.ui.blocks.dates import slack_date
+from suggestbot.ui.blocks.lists import excerpt
 from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.blocks.turns import quote
 from suggestbot.ui.messages import t, tn
@@ -70,7 +71,7 @@ def thread_entries(*, lang: str, turns: Sequence[TurnEntry]) -> list[str]:
     """A thread's turns, oldest first, each with the instruction that produced it."""
     entries = []
     for turn in sorted(turns, key=lambda turn: turn.version):
-        when = slack_date(turn.at)
+        when = slack_date(turn.at, lang)
         if turn.instruction is None:
             entries.append(t("history.turn_first", lang, n=turn.version, when=when))
         elif turn.by_other:
@@ -92,14 +93,14 @@ def lineage_entries(
     (``instruction``, run at ``at``)."""
     entries = []
     for number, step in enumerate(earlier, start=1):
-        when = slack_date(step.at)
+        when = slack_date(step.at, lang)
         if step.instruction is None:
             original = t("history.original", lang, n=number, when=when, variant=step.variant)
             entries.append(original)
         else:
             head = t("history.step", lang, n=number, when=when)
             entries.append(head + "\n" + quote(step.instruction))
-    now = t("history.now", lang, n=len(earlier) + 1, when=slack_date(at))
+    now = t("history.now", lang, n=len(earlier) + 1, when=slack_date(at, lang))
     entries.append(now + "\n" + quote(instruction))
     return entries
 

@@ -23,12 +23,12 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.lists import (
     RunItem,
     ThreadItem,
     excerpt,
     run_line,
-    slack_date,
     thread_line,
 )
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
@@ -88,7 +88,7 @@ def result_line(item: ResultItem, lang: str, *, number: int) -> str:
         lang,
         n=number,
         status=status,
-        when=slack_date(item.created_at),
+        when=slack_date(item.created_at, lang),
         text=escape_mrkdwn(excerpt(item.text)),
     )
     if item.link:
@@ -98,7 +98,7 @@ def result_line(item: ResultItem, lang: str, *, number: int) -> str:
 
 def _link_blocks(lang: str, data: HomeData) -> list[Block]:
     if data.link_state == "linked":
-        text = t("home.linked", lang, since=slack_date(data.linked_since or 0))
+        text = t("home.linked", lang, since=slack_date(data.linked_since or 0, lang))
         buttons = [
             ButtonElement(
                 text=t("home.disconnect", lang),

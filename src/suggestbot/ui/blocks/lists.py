@@ -17,6 +17,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
 from suggestbot.ui.blocks.text import escape_mrkdwn
@@ -53,11 +54,6 @@ def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def slack_date(epoch: int) -> str:
-    """A date Slack shows in each reader's own time zone."""
-    return f"<!date^{epoch}^{{date_short_pretty}} {{time}}|{epoch}>"
-
-
 def thread_line(item: ThreadItem, lang: str, *, number: int) -> str:
     name = escape_mrkdwn(item.name) if item.name else t("lists.unnamed", lang)
     known = item.root_origin in KNOWN_ORIGINS
@@ -71,7 +67,7 @@ def thread_line(item: ThreadItem, lang: str, *, number: int) -> str:
         name=name,
         origin=origin,
         count=item.turn_count,
-        when=slack_date(item.updated_at),
+        when=slack_date(item.updated_at, lang),
     )
 
 
@@ -86,7 +82,7 @@ def run_line(item: RunItem, lang: str, *, number: int) -> str:
         n=number,
         kind=kind,
         status=status,
-        when=slack_date(item.created_at),
+        when=slack_date(item.created_at, lang),
         text=escape_mrkdwn(excerpt(item.text)),
     )
 

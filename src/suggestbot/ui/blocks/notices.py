@@ -9,6 +9,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 
 from suggestbot.store.records import LinkedUser
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
 from suggestbot.ui.blocks.text import split_text
 from suggestbot.ui.messages import t
@@ -109,20 +110,17 @@ def build_link_status(
     elif link.state == "expired" and link.expired_reason == "unreadable":
         lines = [t("status.unreadable", lang)]
     elif link.state == "expired":
-        lines = [t("status.expired", lang, since=_date(link.expired_at or link.linked_at))]
+        lines = [
+            t("status.expired", lang, since=slack_date(link.expired_at or link.linked_at, lang))
+        ]
     else:
-        lines = [t("status.linked", lang, since=_date(link.linked_at))]
+        lines = [t("status.linked", lang, since=slack_date(link.linked_at, lang))]
     if service_up:
         mode = t("status.mode_embedded", lang) if embedded else t("status.mode_service", lang)
         lines.append(t("status.workspace_ok", lang, mode=mode))
     else:
         lines.append(t("status.workspace_down", lang))
     return build_notice(lang=lang, text="\n".join(lines))
-
-
-def _date(epoch: float) -> str:
-    """A date Slack shows in the reader's own time zone."""
-    return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{int(epoch)}>"
 
 
 def build_held_gone(*, lang: str, days: int) -> Message:

@@ -19,6 +19,7 @@ from suggestbot.store.records import ComposerChoices, Failure
 from suggestbot.ui import failures
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.composer import build_choice_blocks
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Button, Message, build_root_message
 from suggestbot.ui.blocks.text import escape_mrkdwn
@@ -70,9 +71,7 @@ def status_line(*, lang: str, status: RequestStatus) -> str:
     if phase is Phase.SENDING:
         return t(f"{prefix}.sending", lang, user=user)
     if phase is Phase.DELAYED:
-        when = int(status.send_after or time.time())
-        fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
-        date = f"<!date^{when}^{{time_secs}}|{fallback}>"
+        date = slack_date(status.send_after or time.time(), lang, time_only=True)
         return t(f"{prefix}.delayed", lang, user=user, when=date)
     if phase is Phase.WAITING_USER:
         return t(f"{prefix}.waiting_for_user", lang, user=user)
