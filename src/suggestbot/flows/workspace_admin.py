@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from suggestbot.flows import home, slackio
+from suggestbot.flows.admins import is_admin
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.service import CheckResult, ContentClients, check_credentials
 from suggestbot.installations.service import url_problem as service_url_problem
@@ -21,17 +22,6 @@ from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
-
-
-def is_admin(deps: Deps, user_id: str) -> bool:
-    """Whether Slack says ``user_id`` administers (or owns) the workspace."""
-    try:
-        info: Any = deps.slack.users_info(user=user_id)
-    except Exception:  # unknown means no
-        log.warning("users.info failed for %s; treating them as no admin", user_id)
-        return False
-    user = info.get("user") or {}
-    return bool(user.get("is_admin") or user.get("is_owner") or user.get("is_primary_owner"))
 
 
 def home_section(

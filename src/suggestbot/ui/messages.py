@@ -26,7 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from babel import Locale
+from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal, format_percent
 
 DOMAIN = "suggestbot"
@@ -66,6 +66,17 @@ def language_of(slack_locale: str | None) -> str:
 def babel_locale(lang: str) -> Locale:
     """Babel's locale for a catalogue code (numbers, plural rules); English for the pseudo one."""
     return Locale.parse(SOURCE if lang == PSEUDO else lang)
+
+
+def language_name(code: str, lang: str) -> str:
+    """The name of the language ``code`` (a catalogue, or a content locale such as ``de-DE``),
+    written in ``lang`` (CLDR, via Babel); the code itself when Babel does not know it."""
+    try:
+        named = Locale.parse("en_US" if code == SOURCE else code.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return code
+    name = named.get_display_name(babel_locale(lang)) or code
+    return name[:1].upper() + name[1:]
 
 
 @cache

@@ -31,6 +31,7 @@ from suggestbot.ui.blocks.lists import (
     run_line,
     thread_line,
 )
+from suggestbot.ui.blocks.notices import help_languages
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
 from suggestbot.ui.blocks.usage import UsagePanel, build_usage_blocks
 from suggestbot.ui.messages import t, tn
@@ -67,6 +68,7 @@ class HomeData:
     extra_runs: int = 0
     more_threads: bool = False  # the service has more than are shown
     usage: UsagePanel | None = None  # the workspace's usage, shown to everyone in it
+    content_locale: str = "en"  # the tenant's, in which the service writes the content
 
 
 def _section(block_id: str, text: str) -> SectionBlock:
@@ -198,5 +200,6 @@ def build_home(*, lang: str, data: HomeData) -> dict[str, Any]:
         DividerBlock(block_id="help-divider"),
         HeaderBlock(block_id="help-title", text=PlainTextObject(text=t("help.title", lang))),
         _section("help", t("help.body", lang)),
+        _section("help-languages", help_languages(lang=lang, content_locale=data.content_locale)),
     ]
     return View(type="home", blocks=blocks[:HOME_BLOCKS_MAX]).to_dict()

@@ -20,10 +20,11 @@ from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import MESSAGE_TEXT_BUDGET, escape_mrkdwn
 from suggestbot.ui.messages import has_key, t, tn
 
 EXCERPT_MAX = 140
+EXCERPT_MIN = 40
 KNOWN_ORIGINS = frozenset({"precompute", "steered", "user_draft"})
 # Room for the header, the "empty" or paging lines and the More button.
 ITEMS_MAX = MESSAGE_BLOCKS_MAX - 4
@@ -71,7 +72,7 @@ def thread_line(item: ThreadItem, lang: str, *, number: int) -> str:
     )
 
 
-def run_line(item: RunItem, lang: str, *, number: int) -> str:
+def run_line(item: RunItem, lang: str, *, number: int, text_max: int = EXCERPT_MAX) -> str:
     refinement = item.type == "refinement"
     kind = t("lists.run_type.refinement", lang) if refinement else t("lists.run_type.brief", lang)
     status_key = f"lists.status.{item.status}"
@@ -83,8 +84,21 @@ def run_line(item: RunItem, lang: str, *, number: int) -> str:
         kind=kind,
         status=status,
         when=slack_date(item.created_at, lang),
-        text=escape_mrkdwn(excerpt(item.text)),
+        text=escape_mrkdwn(excerpt(item.text, text_max)) if text_max else "",
     )
+
+
+def _excerpt_room(lang: str, items: Sequence[RunItem], first: int) -> int:
+    """How long each run's excerpt may be for a full page to stay within the message's text
+    budget: dates, statuses and labels take more room in some languages than in others."""
+    shown = items[:ITEMS_MAX]
+    if not shown:
+        return EXCERPT_MAX
+    fixed = max(
+        len(run_line(item, lang, number=n, text_max=0)) for n, item in enumerate(shown, first)
+    )
+    fixed += len(t("lists.history", lang, n=first + len(shown)))
+    return max(EXCERPT_MIN, min(EXCERPT_MAX, MESSAGE_TEXT_BUDGET // len(shown) - fixed))
 
 
 def _page(
@@ -155,12 +169,13 @@ def build_run_list(
 ) -> Message:
     """A page of runs numbered from ``first``; finished ones open their history (a lineage,
     or the set's variants)."""
+    room = _excerpt_room(lang, items, first)
     return _page(
         lang=lang,
         title_key="lists.runs_title",
         empty_key="lists.runs_empty",
         lines=[
-            (run_line(item, lang, number=n), item.id if item.history else None)
+            (run_line(item, lang, number=n, text_max=room), item.id if item.history else None)
             for n, item in enumerate(items, first)
         ],
         action_id=ids.ACTION_RUN_HISTORY,

@@ -12,7 +12,7 @@ from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
 from suggestbot.ui.blocks.text import split_text
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import language_name, t
 
 
 def build_notice(*, lang: str, text: str, buttons: Sequence[Button] = ()) -> Message:
@@ -41,9 +41,10 @@ def build_failure_notice(*, lang: str, ref: str) -> Message:
     return build_notice(lang=lang, text=t("error.generic", lang, ref=ref))
 
 
-def build_unknown_subcommand(*, lang: str, sub: str) -> Message:
+def build_unknown_subcommand(*, lang: str, sub: str, content_locale: str = "en") -> Message:
     """``/suggest <word>`` with a word it does not know: say so, then the help."""
-    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=sub))
+    intro = t("help.unknown_subcommand", lang, sub=sub)
+    return build_help(lang=lang, intro=intro, content_locale=content_locale)
 
 
 def build_connect_needed(*, lang: str, held_id: str) -> Message:
@@ -133,12 +134,20 @@ def build_only_author(*, lang: str, author: str) -> Message:
     return build_notice(lang=lang, text=t("error.only_author", lang, user=author))
 
 
-def build_help(*, lang: str, intro: str | None = None) -> Message:
+def help_languages(*, lang: str, content_locale: str) -> str:
+    """Which language each thing is in: the reader's, the workspace's, the content's own."""
+    return t("help.languages", lang, content_language=language_name(content_locale, lang))
+
+
+def build_help(*, lang: str, intro: str | None = None, content_locale: str = "en") -> Message:
+    """The help, with which language each thing is in (``content_locale``: the tenant's)."""
     blocks: list[Block] = []
     if intro:
         blocks.append(SectionBlock(block_id="intro", text=MarkdownTextObject(text=intro)))
     blocks.append(HeaderBlock(block_id="title", text=PlainTextObject(text=t("help.title", lang))))
     blocks.append(SectionBlock(block_id="body", text=MarkdownTextObject(text=t("help.body", lang))))
+    languages = help_languages(lang=lang, content_locale=content_locale)
+    blocks.append(SectionBlock(block_id="languages", text=MarkdownTextObject(text=languages)))
     return Message(text=intro or t("help.title", lang), blocks=[b.to_dict() for b in blocks])
 
 
