@@ -24,7 +24,7 @@ from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.dates import slack_date
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import escape_mrkdwn, view_text
 from suggestbot.ui.messages import ENABLED, language_name, t
 
 URL_MAX = 500
@@ -94,9 +94,9 @@ def build_service_modal(*, lang: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id=ids.VIEW_SERVICE_CREDENTIALS,
-        title=t("admin.modal_title", lang),
-        submit=t("admin.save", lang),
-        close=t("admin.cancel", lang),
+        title=view_text("admin.modal_title", lang),
+        submit=view_text("admin.save", lang),
+        close=view_text("admin.cancel", lang),
         blocks=[
             SectionBlock(
                 block_id="intro", text=MarkdownTextObject(text=t("admin.modal_intro", lang))

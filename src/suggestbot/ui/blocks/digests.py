@@ -27,7 +27,7 @@ from suggestbot.store.records import WEEKDAYS, Digest
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import escape_mrkdwn, view_text
 from suggestbot.ui.messages import t
 
 SELECT_OPTIONS_MAX = 100
@@ -88,8 +88,8 @@ def build_digest_modal(
         return View(
             type="modal",
             callback_id=ids.VIEW_DIGEST_ADD,
-            title=t("digest.modal_title", lang),
-            close=t("digest.cancel", lang),
+            title=view_text("digest.modal_title", lang),
+            close=view_text("digest.cancel", lang),
             blocks=[SectionBlock(text=PlainTextObject(text=t("brief.no_segments", lang)))],
         ).to_dict()
     blocks: list[Block] = [
@@ -142,9 +142,9 @@ def build_digest_modal(
     return View(
         type="modal",
         callback_id=ids.VIEW_DIGEST_ADD,
-        title=t("digest.modal_title", lang),
-        submit=t("digest.submit", lang),
-        close=t("digest.cancel", lang),
+        title=view_text("digest.modal_title", lang),
+        submit=view_text("digest.submit", lang),
+        close=view_text("digest.cancel", lang),
         private_metadata=private_metadata,
         blocks=blocks,
     ).to_dict()
