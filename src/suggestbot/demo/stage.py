@@ -22,15 +22,22 @@ from suggestbot.server.composition import Runtime
 from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
-from suggestbot.ui.messages import t
+from suggestbot.store.records import WorkspaceLanguage
+from suggestbot.ui.messages import PSEUDO, SOURCE, language_of, t, tn
 
 SIGNING_SECRET = "stage-signing-secret-0123456789"
 
 ALICE = "U0ALICE"
 BRUNO = "U0BRUNO"
 CAROL = "U0CAROL"
-# The language each stage user reads (from the Slack locale the emulator gives them).
-LANGS = {ALICE: "en", BRUNO: "de", CAROL: "en"}
+# The Slack locale the emulator gives each stage user, and the language each reads by default.
+LOCALES = {ALICE: "en-US", BRUNO: "de-DE", CAROL: "en-GB"}
+LANGS = {user: language_of(locale) for user, locale in LOCALES.items()}
+
+
+def catalogue_of(locale: str) -> str:
+    """The catalogue a stage run in Slack locale ``locale`` reads (``pseudo``: the pseudo one)."""
+    return PSEUDO if locale == PSEUDO else language_of(locale)
 
 
 # manifest.yml at the root of the source tree (the stage runs from a checkout, with the test
@@ -59,6 +66,8 @@ class Stage:
         crash_point: called at named points of the flows; tests raise there to "kill" the app.
         database_url: keep the store in this PostgreSQL database (at the newest schema)
             instead of the SQLite file in ``data_dir``.
+        locale: every person's Slack locale (``ja-JP``, or ``pseudo``), and the workspace's
+            language once an admin sets it; None: each their own (:data:`LOCALES`), English.
     """
 
     def __init__(
@@ -70,8 +79,13 @@ class Stage:
         run_timing: RunTiming | None = None,
         crash_point: Callable[[str], None] | None = None,
         database_url: str | None = None,
+        locale: str | None = None,
     ) -> None:
         self.data_dir = data_dir
+        self.locale = locale
+        self.locales = {user: locale or default for user, default in LOCALES.items()}
+        # What channels read: English until an admin picks the workspace's language.
+        self.channel_lang = SOURCE
         self.database_url = database_url
         self.poll_scale = poll_scale
         self.crash_point = crash_point
@@ -96,9 +110,10 @@ class Stage:
     def start(self) -> Self:
         self._sandbox_server = self.sandbox.serve()
         self.emu.start()
-        self.emu.add_user(ALICE, "alice", locale="en-US", tz="Europe/Berlin")
-        self.emu.add_user(BRUNO, "bruno", locale="de-DE", tz="Europe/Berlin")
-        self.emu.add_user(CAROL, "carol", locale="en-GB", tz="Europe/London")
+        locales = self.locales
+        self.emu.add_user(ALICE, "alice", locale=locales[ALICE], tz="Europe/Berlin", is_admin=True)
+        self.emu.add_user(BRUNO, "bruno", locale=locales[BRUNO], tz="Europe/Berlin")
+        self.emu.add_user(CAROL, "carol", locale=locales[CAROL], tz="Europe/London")
         self.channel = self.emu.add_channel("marketing", members=[ALICE, BRUNO, CAROL])
         self.emu.invite_bot(self.channel)
         self.quiet_channel = self.emu.add_channel("no-bot-here", members=[ALICE])
@@ -190,6 +205,26 @@ class Stage:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    # ------------------------------------------------------------------ what people read
+
+    def lang(self, user_id: str | None = None) -> str:
+        """The language ``user_id`` reads what only they see in; None: what channels read."""
+        return catalogue_of(self.locales[user_id]) if user_id else self.channel_lang
+
+    def set_channel_language(self, lang: str) -> None:
+        """What an admin's pick on Home does, for a language no Home offers (the pseudo one)."""
+        assert self.runtime is not None
+        chosen = WorkspaceLanguage(lang=lang, set_by=ALICE)
+        self.runtime.deps.records.workspace_languages.put(self.emu.team_id, chosen)
+        self.channel_lang = lang
+
+    def says(self, user_id: str | None, key: str, /, **values: Any) -> str:
+        """The app's sentence ``key`` as ``user_id`` (None: the channel) reads it."""
+        return t(key, self.lang(user_id), **values)
+
+    def says_n(self, user_id: str | None, key: str, /, *, count: int, **values: Any) -> str:
+        return tn(key, self.lang(user_id), count=count, **values)
+
     # ------------------------------------------------------------------ acting as people
 
     @property
@@ -213,10 +248,8 @@ class Stage:
         wait_for(
             lambda: (
                 len(self.emu.ephemerals(user_id)) > before
-                and any(
-                    word in self.emu.ephemeral_transcript(user_id)
-                    for word in ("account is connected", "Konto ist verknüpft")
-                )
+                and _words(self.says(user_id, "connect.done"))
+                in self.emu.ephemeral_transcript(user_id)
             ),
             what="the account to be connected",
             detail=lambda: self.emu.ephemeral_transcript(user_id),
@@ -242,7 +275,7 @@ class Stage:
             what="the brief modal",
         )
         demo = self.demo.primary
-        lang = LANGS.get(user_id, "en")
+        lang = self.lang(user_id)
         values: dict[str, Any] = {
             t("brief.segment", lang): segment or next(iter(demo.segments)),
             t("brief.use_case", lang): use_case or next(iter(demo.use_cases)),
@@ -250,6 +283,11 @@ class Stage:
             t("brief.variants", lang): str(variants),
         }
         return self.slack.submit_view(user_id, values)
+
+
+def _words(sentence: str) -> str:
+    """A sentence without its leading ``:emoji:`` (transcripts show emoji as they please)."""
+    return sentence.split(": ", 1)[-1] if sentence.startswith(":") else sentence
 
 
 def wait_for(

@@ -525,7 +525,9 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
         _tell_unavailable(deps, asker)
         return None
     # The channel reads it: in the workspace's language (what only the asker sees is theirs).
-    posts_lang = lang if workspace_language.is_dm(channel) else workspace_language.of(deps)
+    posts_lang = (
+        lang if workspace_language.is_dm(channel) else workspace_language.of(deps, offer.team_id)
+    )
     messages = build_shared_messages(
         lang=posts_lang,
         variant=variant_of(suggestion, total=total, url=url),

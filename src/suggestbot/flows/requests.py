@@ -190,7 +190,7 @@ def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -
         # language is settled now too (recording it could not ask Slack before the ack).
         settled = {
             "lang": deps.lang_of(req.user_id),
-            "channel_lang": None if is_dm(channel) else workspace_language.of(deps),
+            "channel_lang": None if is_dm(channel) else workspace_language.of(deps, req.team_id),
         }
         _set(deps, request_id, post_channel_id=channel, **settled)
         req = req.model_copy(update=settled)

@@ -22,7 +22,7 @@ from suggestbot.installations.store import LATEST, workspace_key
 from suggestbot.store.records import WorkspaceLanguage
 from suggestbot.ui.blocks import admin as admin_blocks
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.messages import ENABLED, SOURCE
+from suggestbot.ui.messages import ENABLED, PSEUDO, SOURCE
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ def of(deps: Deps, team_id: str | None = None) -> str:
     """The language channels of the workspace (``team_id``, else the current one) see."""
     team_id = team_id or current_team()
     stored = deps.records.workspace_languages.get(_key(team_id))
-    if stored is not None and stored.lang in ENABLED:
+    if stored is not None and (stored.lang in ENABLED or stored.lang == PSEUDO):
         return stored.lang
     if stored is not None:  # chosen once, no longer shipped (its catalogue was withdrawn)
         return SOURCE

@@ -39,6 +39,22 @@ ENABLED: tuple[str, ...] = ("en", "de")
 # truncated text and layouts too tight for longer languages. Never offered to real readers.
 PSEUDO = "pseudo"
 
+# Slack's display languages, as ``users.info`` gives them (Slack's help, "Change your language").
+SLACK_LOCALES = (
+    "en-US",
+    "en-GB",
+    "de-DE",
+    "es-ES",
+    "es-LA",
+    "fr-FR",
+    "it-IT",
+    "pt-BR",
+    "ja-JP",
+    "ko-KR",
+    "zh-CN",
+    "zh-TW",
+)
+
 # Slack's locale (``users.info``) to a catalogue where the two differ; otherwise the catalogue is
 # the locale itself (``pt-BR`` -> ``pt_BR``), then its language alone (``de-AT`` -> ``de``).
 _SLACK_LOCALES = {
@@ -54,6 +70,8 @@ def language_of(slack_locale: str | None) -> str:
     """The enabled catalogue for a Slack locale (``de-DE``, ``es-LA``…); English by default."""
     if not slack_locale:
         return SOURCE
+    if slack_locale == PSEUDO:  # no Slack locale is called that: the demo's stage asks for it
+        return PSEUDO
     code = slack_locale.replace("-", "_")
     language, _, region = code.partition("_")
     code = f"{language.lower()}_{region.upper()}" if region else language.lower()
