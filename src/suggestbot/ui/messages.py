@@ -34,7 +34,20 @@ LOCALES_DIR = Path(__file__).parent / "locales"
 SOURCE = "en"
 
 # Catalogues that are complete (no English fallback left); a reader's language is one of these.
-ENABLED: tuple[str, ...] = ("en", "de")
+ENABLED: tuple[str, ...] = (
+    "en",
+    "en_GB",
+    "de",
+    "es",
+    "es_419",
+    "fr",
+    "it",
+    "pt_BR",
+    "ja",
+    "ko",
+    "zh_CN",
+    "zh_TW",
+)
 # Generated from the English at run time (accented, 40 % longer): shows untranslated or
 # truncated text and layouts too tight for longer languages. Never offered to real readers.
 PSEUDO = "pseudo"
