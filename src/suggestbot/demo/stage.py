@@ -33,6 +33,9 @@ CAROL = "U0CAROL"
 # The Slack locale the emulator gives each stage user, and the language each reads by default.
 LOCALES = {ALICE: "en-US", BRUNO: "de-DE", CAROL: "en-GB"}
 LANGS = {user: language_of(locale) for user, locale in LOCALES.items()}
+# What channels read until an admin picks a language: a single-workspace app (the stage's) has
+# no installer on record whose locale would be the default.
+CHANNEL_LANG = SOURCE
 
 
 def catalogue_of(locale: str) -> str:
@@ -85,7 +88,7 @@ class Stage:
         self.locale = locale
         self.locales = {user: locale or default for user, default in LOCALES.items()}
         # What channels read: English until an admin picks the workspace's language.
-        self.channel_lang = SOURCE
+        self.channel_lang = CHANNEL_LANG
         self.database_url = database_url
         self.poll_scale = poll_scale
         self.crash_point = crash_point
