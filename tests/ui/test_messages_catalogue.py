@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import fnmatch
 import gettext
 import io
 import re
+import tomllib
+from pathlib import Path
 
 import pytest
 from babel.messages.mofile import write_mo
@@ -139,3 +142,26 @@ def test_the_pseudo_locale_is_longer_accented_and_keeps_markup() -> None:
     assert "<@U1>" in pseudo and ":sparkles:" in pseudo and "Ŗ" not in english
     assert "řéådý" in pseudo
     assert "`/suggest connect`" in t("connect.expired", PSEUDO)
+
+
+def test_the_check_reads_the_language_from_a_catalogues_path(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert catalogue_check.main([str(catalogue_check.source_path("de"))]) == 0
+    assert "0 problem(s)" in capsys.readouterr().err
+
+
+def test_the_readme_lists_every_enabled_language() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    languages = readme.split("## Languages", 1)[1].split("\n## ", 1)[0]
+    assert all(f"`{code}`" in languages for code in ENABLED)
+
+
+def test_the_wheel_carries_every_catalogue_source_and_compiled() -> None:
+    root = Path(__file__).resolve().parents[2]
+    with (root / "pyproject.toml").open("rb") as f:
+        patterns = tomllib.load(f)["tool"]["setuptools"]["package-data"]["suggestbot.ui"]
+    ui = root / "src" / "suggestbot" / "ui"
+    files = [p.relative_to(ui).as_posix() for p in (ui / "locales").rglob("*.[mp]o")]
+    assert len(files) == 2 * len(list((ui / "locales").iterdir()))
+    assert all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns) for f in files)

@@ -105,9 +105,11 @@ def problems(catalogue: Catalog, lang: str, english: Catalog | None = None) -> l
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Check a catalogue against the English one.")
     parser.add_argument("po", type=Path)
-    parser.add_argument("--lang", help="catalogue code (fr, pt_BR…); default: the file's stem")
+    parser.add_argument(
+        "--lang", help="catalogue code (fr, pt_BR…); default: from the path (fr.po, fr/LC_MESSAGES)"
+    )
     args = parser.parse_args(argv)
-    lang = args.lang or args.po.stem
+    lang = args.lang or (args.po.parents[1].name if args.po.stem == DOMAIN else args.po.stem)
     found = problems(read_catalogue(args.po, lang), lang)
     for line in found:
         print(line)
