@@ -165,3 +165,11 @@ def test_the_wheel_carries_every_catalogue_source_and_compiled() -> None:
     files = [p.relative_to(ui).as_posix() for p in (ui / "locales").rglob("*.[mp]o")]
     assert len(files) == 2 * len(list((ui / "locales").iterdir()))
     assert all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns) for f in files)
+
+
+@pytest.mark.skipif("fr" not in ENABLED, reason="French is not enabled")
+def test_french_reads_the_singular_for_zero_and_its_own_form_for_millions() -> None:
+    assert "0 suggestion." in tn("root.ready", "fr", user="U1", count=0)
+    assert "2 suggestions." in tn("root.ready", "fr", user="U1", count=2)
+    # CLDR's "many" (gettext's second form), and the number grouped the French way
+    assert "1\u202f000\u202f000 de suggestions." in tn("root.ready", "fr", user="U1", count=10**6)
