@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import gettext
 import re
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -225,12 +224,11 @@ class _Pseudo(gettext.NullTranslations):
     def __init__(self, english: gettext.NullTranslations) -> None:
         super().__init__()
         self._english = english
-        self._transform: Callable[[str], str] = pseudo_text
 
     def gettext(self, message: str) -> str:
         found = self._english.gettext(message)
-        return found if found == message else self._transform(found)
+        return found if found == message else pseudo_text(found)
 
     def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
         found = self._english.ngettext(msgid1, msgid2, n)
-        return found if found in (msgid1, msgid2) else self._transform(found)
+        return found if found in (msgid1, msgid2) else pseudo_text(found)
