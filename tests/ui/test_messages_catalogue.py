@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from babel.messages.mofile import write_mo
 from babel.messages.plurals import get_plural
+from babel.numbers import format_decimal
 
 from suggestbot.ui import catalogue_check, messages
 from suggestbot.ui.messages import ENABLED, PSEUDO, t, tn
@@ -173,3 +174,11 @@ def test_french_reads_the_singular_for_zero_and_its_own_form_for_millions() -> N
     assert "2 suggestions." in tn("root.ready", "fr", user="U1", count=2)
     # CLDR's "many" (gettext's second form), and the number grouped the French way
     assert "1\u202f000\u202f000 de suggestions." in tn("root.ready", "fr", user="U1", count=10**6)
+
+
+@pytest.mark.parametrize("lang", ENABLED)
+def test_small_numbers_shortcut_babel_only_where_babel_writes_them_the_same(lang: str) -> None:
+    for value in (0, 7, 42, 999, -5):
+        assert messages.number(value, lang) == format_decimal(
+            value, locale=messages.babel_locale(lang)
+        )

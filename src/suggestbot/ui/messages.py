@@ -93,6 +93,7 @@ def language_of(slack_locale: str | None) -> str:
     return SOURCE
 
 
+@cache
 def babel_locale(lang: str) -> Locale:
     """Babel's locale for a catalogue code (numbers, plural rules); English for the pseudo one."""
     return Locale.parse(SOURCE if lang == PSEUDO else lang)
@@ -135,6 +136,8 @@ def _translations(lang: str) -> gettext.NullTranslations:
 
 def number(value: float, lang: str) -> str:
     """``value`` written the reader's way (grouping, decimal sign)."""
+    if isinstance(value, int) and -1000 < value < 1000:
+        return str(value)  # nothing to group, and every enabled language writes Latin digits
     return format_decimal(value, locale=babel_locale(lang))
 
 
