@@ -212,7 +212,10 @@ class Stage:
 
     def lang(self, user_id: str | None = None) -> str:
         """The language ``user_id`` reads what only they see in; None: what channels read."""
-        return catalogue_of(self.locales[user_id]) if user_id else self.channel_lang
+        if user_id is None:
+            return self.channel_lang
+        with self.emu.ws.lock:  # whoever the emulator knows, with the locale it gives them
+            return catalogue_of(self.emu.ws.user(user_id).locale)
 
     def set_channel_language(self, lang: str) -> None:
         """What an admin's pick on Home does, for a language no Home offers (the pseudo one)."""
