@@ -73,3 +73,18 @@ def test_demo_refuses_a_locale_no_enabled_catalogue_reads(tmp_path: Path) -> Non
         cwd=tmp_path,
     )
     assert done.returncode == 2 and "no enabled catalogue reads it" in done.stderr
+
+
+def test_demo_runs_every_step_in_german(tmp_path: Path) -> None:
+    """A real catalogue end to end, with what English does not have (a narrow no-break space
+    in "50 %", longer words): every step finds what it looks for in German."""
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "demo", "--locale", "de-DE", "--html", "t.html"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "14 of 14 steps worked." in done.stdout
+    assert "Kanal-Beiträge" in done.stdout or "Channel-Beiträge" in done.stdout

@@ -72,7 +72,9 @@ def feedback_and_usage(session: Session) -> None:
     lang = stage.lang(ALICE)
     rate = tn("home.usage_rate", lang, count=2, percent=percent(0.5, lang))
     home = session.wait(
-        lambda: (v := stage.emu.home_view(ALICE)) and rate in str(v) and v,
+        lambda: (
+            (v := stage.emu.home_view(ALICE)) and rate in "\n".join(blocks_lines(v["blocks"])) and v
+        ),
         what="the usage panel with both votes",
     )
     panel = [b for b in home["blocks"] if str(b.get("block_id", "")).startswith("usage")]
