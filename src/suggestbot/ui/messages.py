@@ -198,7 +198,7 @@ def _source_keys() -> frozenset[str | tuple[str, int]]:
 
 
 # What pseudo-translation leaves alone: placeholders, code spans, Slack's <…> tokens (mentions,
-# links, dates), :emoji: shortcodes.
+# links, dates), emoji shortcodes.
 _KEEP = re.compile(r"\{[a-z_]+\}|`[^`]*`|<[^<>]*>|:[a-z0-9_+-]+:")
 _ACCENTS = str.maketrans(
     "AaCcDEeGHIiJKLlNnOoRrSsTUuWwYyZz",
