@@ -53,3 +53,49 @@ def test_demo_runs_every_step_and_writes_a_self_contained_transcript(tmp_path: P
     report = check_page(page)
     assert report.ok, report.problems()
     assert report.images >= 3 and "✨" in report.symbols
+
+
+def test_demo_runs_every_step_in_the_pseudo_locale(tmp_path: Path) -> None:
+    """Every message and view the session produces, accented and 40 % longer, is taken by the
+    emulator (as strict as Slack's Block Kit limits) and read back by the steps: nothing in the
+    app is English-only, too tight for a longer language, or left with a placeholder."""
+    page = tmp_path / "transcript.html"
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "demo", "--locale", "pseudo", "--html", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "14 of 14 steps worked." in done.stdout
+    html = page.read_text(encoding="utf-8")
+    assert "Çöpý téxt" in html and "Řéfîñé…" in html  # the app's words, pseudo-translated
+    assert '"btn ">Copy text<' not in html and "Usage in this workspace" not in html
+    assert not re.search(r"\{[a-z_]+\}", html)  # no placeholder left unfilled
+
+
+def test_demo_refuses_a_locale_no_enabled_catalogue_reads(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "demo", "--locale", "xx-XX"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2 and "no enabled catalogue reads it" in done.stderr
+
+
+def test_demo_runs_every_step_in_german(tmp_path: Path) -> None:
+    """A real catalogue end to end, with what English does not have (a narrow no-break space
+    in "50 %", longer words): every step finds what it looks for in German."""
+    done = subprocess.run(
+        [sys.executable, "-m", "suggestbot", "demo", "--locale", "de-DE", "--html", "t.html"],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "14 of 14 steps worked." in done.stdout
+    assert "Kanal-Beiträge" in done.stdout or "Channel-Beiträge" in done.stdout

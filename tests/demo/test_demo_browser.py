@@ -20,8 +20,9 @@ PNG_1PX = bytes.fromhex(
 
 
 def _shortcodes_the_app_sends() -> set[str]:
+    """Shortcodes in the code and in every catalogue's sentences."""
     found: set[str] = set()
-    for path in UI.rglob("*.py"):
+    for path in [*UI.rglob("*.py"), *UI.rglob("*.po")]:
         found |= set(SHORTCODE.findall(path.read_text(encoding="utf-8")))
     return found
 

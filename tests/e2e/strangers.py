@@ -40,6 +40,8 @@ class World:
 def running_world(data_dir: Path) -> Iterator[World]:
     """A stage where Alice and Bruno are linked and Bruno's records exist (see the module)."""
     with Stage(data_dir=data_dir) as stage:
+        # Alice is the stranger here: no admin (the stage makes her one, for the language).
+        stage.emu.ws.users[ALICE].is_admin = False
         private = stage.emu.add_channel("bruno-only", members=[BRUNO], is_private=True)
         stage.emu.invite_bot(private)
         stage.connect(ALICE)

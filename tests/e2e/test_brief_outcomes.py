@@ -262,12 +262,20 @@ def test_a_brief_too_long_for_the_service_is_refused_and_handed_back(stage: Stag
     assert stage.sandbox.counters.get("POST /v1/generation-runs") == 0
 
 
-def test_a_german_user_reads_german(stage: Stage) -> None:
+def test_a_german_user_reads_their_own_in_german_and_the_channel_its_language(
+    stage: Stage,
+) -> None:
     stage.connect(BRUNO)
     stage.brief(BRUNO, "Frühjahrsaktion für Wanderer")
-    wait_for(lambda: "sind fertig" in root_text(stage), what="the German result")
-    root = root_of(stage)
-    reply = stage.emu.messages(stage.channel, thread_ts=root["ts"])[1]
+    wait_for(lambda: "are ready" in root_text(stage), what="the result, in the channel's English")
+    reply = stage.emu.messages(stage.channel, thread_ts=root_of(stage)["ts"])[1]
+    assert reply["blocks"][0]["text"]["text"].startswith("Variant 1 of 1")
+    assert "Dein Konto ist verknüpft" in stage.emu.ephemeral_transcript(BRUNO)  # his own
+    stage.set_channel_language("de")  # an admin picked German on Home
+    stage.brief(BRUNO, "Noch eine Frühjahrsaktion")
+    wait_for(lambda: "sind fertig" in root_text(stage), what="the result, in German")
+    newest = stage.emu.messages(stage.channel)[-1]
+    reply = stage.emu.messages(stage.channel, thread_ts=newest["ts"])[1]
     assert reply["blocks"][0]["text"]["text"].startswith("Variante 1 von 1")
 
 

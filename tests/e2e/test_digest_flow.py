@@ -516,12 +516,19 @@ def test_digest_add_in_a_channel_without_the_bot_says_to_invite_it(stage: Stage)
     assert stage.emu.current_view(ALICE) is None
 
 
-def test_german_digest_text(stage: Stage) -> None:
-    add_digest(stage, stage.channel, user=BRUNO)
+def test_a_digest_is_written_in_the_workspaces_language_not_its_creators(stage: Stage) -> None:
+    add_digest(stage, stage.channel, user=BRUNO)  # Bruno reads German; the channel, English
     report: WaveReport = run_wave(deps_of(stage), now=MONDAY_9AM)
     assert report.posted == 1
     shown = text_of(digest_posts(stage, stage.channel)[0])
-    assert "Neueste fertige Inhalte, Version 1" in shown and "Variante 1 von 3" in shown
+    assert "Newest ready-made content, version 1" in shown and "Variant 1 of 3" in shown
+    stage.set_channel_language("de")  # an admin picked German on Home
+    add_digest(stage, stage.channel, user=ALICE)
+    again = run_wave(deps_of(stage), now=MONDAY_9AM + timedelta(days=7))
+    assert (again.posted, again.lines) == (1, 1)  # Alice's new set; Bruno's "nothing new" line
+    german = [text_of(m) for m in digest_posts(stage, stage.channel)[-2:]]
+    assert any("Neueste fertige Inhalte" in t and "Variante 1 von 3" in t for t in german)
+    assert not any("Newest" in t or "version" in t for t in german)
 
 
 def test_urls_near_expiry_are_minted_again_in_one_batch(stage: Stage) -> None:

@@ -112,22 +112,26 @@ def test_a_modal_submission_delivered_twice_creates_one_run(stage: Stage, monkey
     assert len(stage.emu.messages(stage.channel)) == 1
 
 
-def test_a_quick_brief_after_a_restart_is_still_answered_in_the_users_language(
+def test_a_quick_brief_after_a_restart_is_still_answered_in_the_workspaces_language(
     stage: Stage,
 ) -> None:
+    stage.set_channel_language("de")  # an admin picked German for the channels
     stage.connect(BRUNO)
     stage.brief(BRUNO, "Herbstangebote für Trailrunner")  # remembers segment and use case
     wait_for(lambda: "sind fertig" in stage.emu.transcript(stage.channel), what="first result")
     stage.restart_app()  # the app no longer knows Bruno's language when the command comes
     stage.connect(ALICE)
     stage.brief(ALICE, "Autumn offers for trail runners")  # the catalog is known again
-    wait_for(lambda: "are ready" in stage.emu.transcript(stage.channel), what="alice's result")
+    wait_for(
+        lambda: stage.emu.transcript(stage.channel).count("sind fertig") == 2,
+        what="alice's result, in the channel's German",
+    )
 
     # straight to a run: recorded before the ack, with no time to ask Slack for the language
     stage.slack.slash_command(BRUNO, stage.channel, "brief Noch einmal, direkt zum Lauf")
 
     wait_for(
-        lambda: stage.emu.transcript(stage.channel).count("sind fertig") == 2,
+        lambda: stage.emu.transcript(stage.channel).count("sind fertig") == 3,
         what="the second result, in German",
         detail=lambda: stage.emu.transcript(stage.channel),
     )

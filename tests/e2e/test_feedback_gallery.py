@@ -119,7 +119,7 @@ def test_gallery_cards_copy_text_feedback_and_the_usage_panel(stage: Stage) -> N
     )
 
     panel = wait_for(
-        lambda: (p := _usage(stage, ALICE)) and "67 % of 3 votes" in p and p,
+        lambda: (p := _usage(stage, ALICE)) and "67% of 3 votes" in p and p,
         what="three votes counted",
         detail=lambda: _usage(stage, ALICE),
     )
@@ -129,7 +129,7 @@ def test_gallery_cards_copy_text_feedback_and_the_usage_panel(stage: Stage) -> N
     # Alice changes her mind on variant 1: the vote turns, it is not added
     stage.slack.press_feedback(variants[0], positive=False, user_id=ALICE)
     wait_for(
-        lambda: "33 % of 3 votes" in _usage(stage, ALICE),
+        lambda: "33% of 3 votes" in _usage(stage, ALICE),
         what="the turned vote",
         detail=lambda: _usage(stage, ALICE),
     )
@@ -137,6 +137,7 @@ def test_gallery_cards_copy_text_feedback_and_the_usage_panel(stage: Stage) -> N
 
 
 def test_german_gallery_feedback_and_panel(stage: Stage) -> None:
+    stage.set_channel_language("de")  # the gallery is the channel's; the rest Bruno's own
     stage.connect(BRUNO)
     stage.brief(BRUNO, "E-Mail zum Frühjahrsstart des Ultraleichtzelts", variants=2)
     gallery, variants = _thread(stage, "Frühjahrsstart des Ultraleichtzelts", 2)
@@ -156,7 +157,7 @@ def test_german_gallery_feedback_and_panel(stage: Stage) -> None:
     assert view["title"]["text"] == "Was passte nicht?"
     stage.slack.close_view(BRUNO)  # skipped: the vote counts all the same
     panel = wait_for(
-        lambda: (p := _usage(stage, BRUNO)) and "0 % von 1 Stimme" in p and p,
+        lambda: (p := _usage(stage, BRUNO)) and "0\xa0% von 1 Stimme" in p and p,
         what="Bruno's vote in the panel",
         detail=lambda: _usage(stage, BRUNO),
     )

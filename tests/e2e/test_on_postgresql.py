@@ -21,7 +21,7 @@ from test_exactly_once import (
     variant_numbers,
 )
 from test_exactly_once import (
-    test_a_quick_brief_after_a_restart_is_still_answered_in_the_users_language as test_restart_on_postgresql,  # noqa: E501
+    test_a_quick_brief_after_a_restart_is_still_answered_in_the_workspaces_language as test_restart_on_postgresql,  # noqa: E501
 )
 from test_exactly_once import (
     test_a_slash_command_delivered_twice_creates_one_run as test_doubled_delivery_on_postgresql,

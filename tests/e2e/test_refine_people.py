@@ -39,9 +39,9 @@ def test_each_reply_runs_with_the_repliers_own_account(stage: Stage) -> None:
     assert first.request.parent_suggestion_id == variant_ids[0]
     assert second.created_by == alice_service_id
     assert second.request.parent_suggestion_id == first.suggestion_id
-    # each turn is written in its author's language, like a brief's root
+    # each turn is written in the channel's language (the workspace's), whoever asked for it
     transcript = stage.emu.transcript(stage.channel, thread_ts=ts)
-    assert "== Runde 2 · E-Mail ==" in transcript and "<@U0BRUNO> bat um:" in transcript
+    assert "== Turn 2 · Email ==" in transcript and "<@U0BRUNO> asked:" in transcript
     assert "== Turn 3 · Email ==" in transcript and "<@U0ALICE> asked:" in transcript
 
 

@@ -82,7 +82,7 @@ def test_a_long_reply_is_sent_whole_and_the_turn_offers_the_whole_instruction(
 
     [run] = refinement_runs(stage)
     assert run.request.instruction == long_reply  # sent whole: the contract sets no limit
-    told = wait_ephemeral_with(stage, ALICE, f"Your reply of {len(long_reply)} characters")
+    told = wait_ephemeral_with(stage, ALICE, f"Your reply of {len(long_reply):,} characters")
     assert "Show whole instruction" in told["text"]
     quoted = next(b for b in turn["blocks"] if b["block_id"] == "instruction")["text"]["text"]
     assert len(quoted) < 1000 and quoted.rstrip().endswith("…")

@@ -147,6 +147,7 @@ class RecordingSlack:
         self.refuse: dict[str, list[SlackApiError]] = {}
         self.closed_channels: set[str] = set()
         self.locales: dict[str, str] = {}
+        self.admins: set[str] = set()
         self.homes: list[str] = []
         # assistant.threads.setStatus calls: (channel, thread_ts, status, loading_messages)
         self.statuses: list[tuple[str, str, str, list[str] | None]] = []
@@ -244,7 +245,8 @@ class RecordingSlack:
         return {"ok": True, "messages": [_as_slack(m) for m in found]}
 
     def users_info(self, *, user: str, include_locale: bool = False) -> dict[str, Any]:
-        return {"ok": True, "user": {"id": user, "locale": self.locales.get(user, "en-US")}}
+        locale = self.locales.get(user, "en-US")
+        return {"ok": True, "user": {"id": user, "locale": locale, "is_admin": user in self.admins}}
 
     def views_publish(self, *, user_id: str, view: dict[str, Any]) -> dict[str, Any]:
         self.homes.append(user_id)

@@ -20,8 +20,9 @@ from flows_helpers import (
 )
 
 from suggestbot.flows import brief, requests
+from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
-from suggestbot.store.records import Request
+from suggestbot.store.records import Request, WorkspaceLanguage
 from suggestbot.ui.messages import t
 
 
@@ -114,10 +115,11 @@ def test_renewal_sets_the_line_again_only_for_requests_still_working(w: World) -
     assert status == t("status.queued", "en") and loading
 
 
-def test_the_line_is_in_the_authors_language(w: World) -> None:
-    w.slack.locales[ALICE] = "de-DE"
-    w.link(ALICE)
-    _send(w)
+def test_the_line_is_in_the_workspaces_language(w: World) -> None:
+    w.link(ALICE)  # reads English; the channel's workspace reads German
+    w.deps.records.workspace_languages.put(TEAM, WorkspaceLanguage(lang="de"))
+    with team_scope(TEAM):
+        _send(w)
     assert _lines(w)[-1] == "steht beim Dienst in der Warteschlange…"
     *_, (_, _, _, loading) = w.slack.statuses
     assert loading is not None and "Entwerfe die Varianten…" in loading

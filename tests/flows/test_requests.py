@@ -24,10 +24,11 @@ from flows_helpers import (
 )
 
 from suggestbot.flows import brief, requests
+from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import recovery, run_watcher
-from suggestbot.store.records import Failure, Request, user_key
+from suggestbot.store.records import Failure, Request, WorkspaceLanguage, user_key
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 RETRY = ("Retry", ids.ACTION_RETRY)
 
@@ -98,7 +99,7 @@ def test_a_succeeded_run_posts_its_variants_in_order_and_the_root_says_ready(w: 
         "Variant 2 of 2 · Email: Second",
     ]
     assert all(("Refine…", ids.ACTION_REFINE_OPEN) in buttons(p.blocks) for p in posted)
-    assert root.text == t("root.ready", "en", user=ALICE, count=2)
+    assert root.text == tn("root.ready", "en", user=ALICE, count=2)
     assert "2 suggestions" in root.text
     stored = w.deps.records.requests.get(req.id)
     assert stored is not None and stored.state == "done"
@@ -224,12 +225,28 @@ def test_a_channel_the_bot_is_not_in_gets_the_root_as_a_direct_message(w: World)
     assert w.slack.roots(CHANNEL) == []
 
 
-def test_a_german_author_reads_the_status_in_german(w: World) -> None:
+def test_a_root_in_a_channel_is_in_the_workspaces_language_not_its_authors(w: World) -> None:
     w.slack.locales[ALICE] = "de-DE"
     w.link(ALICE)
-    _send(w)
-    assert _root_text(w) == t("root.queued", "de", user=ALICE)
-    assert "Warteschlange" in _root_text(w)
+    with team_scope(TEAM):
+        _send(w)  # no language chosen, no installer on record: English
+        w.deps.records.workspace_languages.put(TEAM, WorkspaceLanguage(lang="de"))
+        _send(w)
+    first, second = w.slack.roots()
+    assert first.text == t("root.queued", "en", user=ALICE)
+    assert second.text == t("root.queued", "de", user=ALICE)
+    assert "Warteschlange" in second.text
+
+
+def test_a_root_in_a_direct_message_is_in_its_authors_language(w: World) -> None:
+    w.slack.locales[ALICE] = "de-DE"
+    w.link(ALICE)
+    w.slack.closed_channels.add(CHANNEL)
+    with team_scope(TEAM):
+        _send(w)
+    intro, root, _ = w.slack.roots(f"D-{ALICE}")
+    assert intro.text == t("slack.dm_fallback", "de", channel=CHANNEL)
+    assert root.text == t("root.queued", "de", user=ALICE)
 
 
 def test_a_recorded_brief_survives_slack_being_down_and_is_sent_by_its_timer(w: World) -> None:

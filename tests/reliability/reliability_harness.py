@@ -31,13 +31,13 @@ from typing import Any
 
 import httpx
 
-from suggestbot.demo.stage import LANGS, SIGNING_SECRET, Stage, wait_for
+from suggestbot.demo.stage import CHANNEL_LANG, LANGS, SIGNING_SECRET, Stage, wait_for
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu import SlackDriver
 from suggestbot.slackemu.results import AppResponse, ViewSubmission
 from suggestbot.store import generate_key
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 DB_FILENAME = "suggestbot.sqlite"
 START_TIMEOUT_S = 30.0
@@ -513,7 +513,7 @@ def runs_by_tag(
 
 
 def is_ready(root: dict[str, Any], *, user: str, variants: int) -> bool:
-    return root.get("text") == t("root.ready", LANGS[user], user=user, count=variants)
+    return root.get("text") == tn("root.ready", CHANNEL_LANG, user=user, count=variants)
 
 
 def result_problems(

@@ -41,7 +41,7 @@ from reliability_harness import (
 )
 
 from suggestbot.slackemu.results import AppResponse
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 ROUNDS = 20  # one SIGKILL a round, with every kind in flight: 20 kills per kind
 PER_KIND = 2  # of each kind in flight at every kill: ROUNDS * PER_KIND interactions per kind
@@ -63,7 +63,7 @@ class Sent:
 
 def ready(root: dict[str, Any], *, user: str) -> bool:
     """The root of a one-variant brief says it is ready (the people here read English)."""
-    return root.get("text") == t("root.ready", "en", user=user, count=1)
+    return root.get("text") == tn("root.ready", "en", user=user, count=1)
 
 
 def tag(kind: str, round_no: int, n: int) -> str:

@@ -32,10 +32,10 @@ from reliability_harness import (
     wait_quiet,
 )
 
-from suggestbot.demo.stage import ALICE, BRUNO, CAROL, LANGS
+from suggestbot.demo.stage import ALICE, BRUNO, CAROL, CHANNEL_LANG
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.slackemu.results import AppResponse
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 TAG = re.compile(r"\[k\d{2}\]")
 SETTLE_TIMEOUT_S = 60.0
@@ -133,8 +133,8 @@ def test_slack_down_past_its_retries_delays_posts_but_loses_none(
     assert len(failed) == 10 + 32
     # Among what failed for good at first: a root, and a final "ready" (both came back).
     refused = {str(c.args.get("text")) for c in failed}
-    assert any(t("root.sending", LANGS[u], user=u) in refused for u in (ALICE, BRUNO))
-    ready = {t("root.ready", LANGS[u], user=u, count=n) for u, n in sent.values()}
+    assert any(t("root.sending", CHANNEL_LANG, user=u) in refused for u in (ALICE, BRUNO))
+    ready = {tn("root.ready", CHANNEL_LANG, user=u, count=n) for u, n in sent.values()}
     assert refused & ready
     assert generic_errors(stage) == []
 
@@ -172,7 +172,7 @@ def root_of(stage: ProcessStage, key: str) -> dict[str, Any]:
 
 
 def failed_root(stage: ProcessStage, key: str, user: str) -> dict[str, Any]:
-    failed = t("root.failed", LANGS[user], user=user, reason="")
+    failed = t("root.failed", CHANNEL_LANG, user=user, reason="")
     return wait_for(
         lambda: next(
             (r for r in roots_by_tag(stage, TAG).get(key, []) if r["text"].startswith(failed)),
@@ -206,7 +206,7 @@ def test_repeated_deliveries_make_one_run_and_one_post(process_stage: StageFacto
     settle(stage, sent)
 
     # Retry pressed: the same press delivered three times, then a double click (two presses).
-    retry = t("button.retry", LANGS[ALICE])
+    retry = t("button.retry", CHANNEL_LANG)
     stage.sandbox.faults.fail_next_runs = ["generation_failed", "generation_failed"]
     for key in (tag(3), tag(4)):
         stage.slack.slash_command(ALICE, stage.channel, f"brief {key} Will fail once")

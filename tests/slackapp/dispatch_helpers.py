@@ -78,6 +78,7 @@ class RecordingSlack(WebClient):
         self.calls: list[Call] = []
         self.refuse: dict[str, str] = {}
         self.locales: dict[str, str] = {}  # user id -> Slack locale; else en-US
+        self.admins: set[str] = set()  # user ids Slack says administer the workspace
         self._ts = itertools.count(1)
         self._views = itertools.count(1)
         self._messages: dict[tuple[str, str], dict[str, Any]] = {}  # (channel, ts) -> message
@@ -109,8 +110,10 @@ class RecordingSlack(WebClient):
         if method == "auth.test":
             return {"team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "team": "T"}
         if method == "users.info":
-            locale = self.locales.get(str(args.get("user")), "en-US")
-            return {"user": {"id": args.get("user"), "locale": locale, "tz": "Europe/Berlin"}}
+            user = str(args.get("user"))
+            locale = self.locales.get(user, "en-US")
+            shown = {"id": user, "locale": locale, "tz": "Europe/Berlin"}
+            return {"user": {**shown, "is_admin": user in self.admins}}
         if method in ("chat.postMessage", "chat.update"):
             channel = str(args.get("channel"))
             ts = args.get("ts") or f"{1_700_000_000 + next(self._ts)}.000100"
@@ -326,6 +329,25 @@ class Workspace:
             },
             channel=GENERAL,
             message={"ts": message_ts, "type": "message", "user": BOT_USER_ID},
+        )
+        return self._interaction(payload)
+
+    def pick_in_home(self, action_id: str, value: str, *, user: User = ALICE) -> BoltResponse:
+        """An option picked in a static select of the user's App Home."""
+        payload = payloads.block_actions(
+            user=user,
+            team_id=TEAM_ID,
+            team_domain=TEAM_DOMAIN,
+            container={"type": "view", "view_id": "V0HOME"},
+            trigger_id=self._trigger(),
+            action={
+                "action_id": action_id,
+                "block_id": "admin-language",
+                "type": "static_select",
+                "selected_option": {"text": {"type": "plain_text", "text": value}, "value": value},
+                "action_ts": f"{time.time():.6f}",
+            },
+            view={"id": "V0HOME", "type": "home", "blocks": []},
         )
         return self._interaction(payload)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.histories import (
     HistoryProblem,
     LineageStep,
@@ -66,7 +67,7 @@ def test_a_lineage_runs_from_the_original_to_this_result(
         LineageStep(at=AT, instruction="Shorter"),
     ]
     entries = lineage_entries(lang=lang, earlier=earlier, at=AT + 60, instruction="Warmer")
-    assert entries[0] == f"*1.* {original} · {WHEN}{{date_short_pretty}} {{time}}|{AT}>"
+    assert entries[0] == f"*1.* {original} · {slack_date(AT, lang)}"
     assert entries[1].startswith(f"*2.* {refined}") and "Shorter" in entries[1]
     assert entries[2].startswith(f"*3.* {now} · <!date^{AT + 60}^") and "Warmer" in entries[2]
     assert steps in lineage_intro(lang=lang, steps=3)

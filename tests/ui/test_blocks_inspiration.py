@@ -26,7 +26,7 @@ from suggestbot.ui.blocks.inspiration import (
     shorten,
 )
 from suggestbot.ui.blocks.results import Variant
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 LABELS = Labels(segment="Weekend <Hikers>", use_case="Spring & Launch")
 
@@ -112,7 +112,7 @@ def test_an_answer_with_many_long_variants_stays_under_the_block_text_cap(lang: 
     assert errors_of(message.blocks, message.text) == []
     shown = len(buttons(message.blocks)) // 2
     assert 1 < shown < 11
-    left_out = t("inspire.left_out", lang, count=11 - shown)
+    left_out = tn("inspire.left_out", lang, count=11 - shown)
     assert left_out in str(message.blocks)
 
 

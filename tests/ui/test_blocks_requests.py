@@ -19,7 +19,7 @@ from suggestbot.ui.blocks.requests import (
     status_line,
 )
 from suggestbot.ui.blocks.results import Message
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 
 def _status(kind: str = "brief", phase: Phase = Phase.QUEUED, **extra: object) -> RequestStatus:
@@ -55,7 +55,7 @@ def test_one_status_is_worded_for_a_brief_and_for_a_refinement(
 
 def test_a_delayed_request_names_its_send_time_in_the_reader_s_clock() -> None:
     said = status_line(lang="en", status=_status(phase=Phase.DELAYED, send_after=1_700_000_000))
-    assert "<!date^1700000000^{time_secs}|22:13:20 UTC>" in said
+    assert "<!date^1700000000^{time_secs}|10:13:20\u202fPM UTC>" in said
 
 
 def test_done_counts_the_variants_of_a_brief_only() -> None:
@@ -92,8 +92,8 @@ def test_a_quick_brief_names_the_remembered_choices_with_a_change_button() -> No
     shown = BriefShown(text="Boots", variants=1, segment="A<b>", use_case="C", reused=True)
     message = build_brief_root(lang="en", status=_status(), request_id="r1", brief=shown)
     reused = next(b for b in message.blocks if b["block_id"] == "reused")
-    assert reused["text"]["text"] == t(
-        "brief.using_defaults", "en", user="U1", segment="A&lt;b&gt;", use_case="C", variants=1
+    assert reused["text"]["text"] == tn(
+        "brief.using_defaults", "en", user="U1", segment="A&lt;b&gt;", use_case="C", count=1
     )
     assert reused["accessory"]["action_id"] == ids.ACTION_CHANGE_DEFAULTS
     assert all(b["block_id"] != "context" for b in message.blocks)

@@ -23,15 +23,25 @@ from suggestbot.slackapp.http import EVENTS_PATH, build_http_app
 from suggestbot.slackapp.manifest import app_manifest
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import generate_key
-from suggestbot.ui.messages import t
+from suggestbot.store.records import WorkspaceLanguage
+from suggestbot.ui.messages import PSEUDO, SOURCE, language_of, t, tn
 
 SIGNING_SECRET = "stage-signing-secret-0123456789"
 
 ALICE = "U0ALICE"
 BRUNO = "U0BRUNO"
 CAROL = "U0CAROL"
-# The language each stage user reads (from the Slack locale the emulator gives them).
-LANGS = {ALICE: "en", BRUNO: "de", CAROL: "en"}
+# The Slack locale the emulator gives each stage user, and the language each reads by default.
+LOCALES = {ALICE: "en-US", BRUNO: "de-DE", CAROL: "en-GB"}
+LANGS = {user: language_of(locale) for user, locale in LOCALES.items()}
+# What channels read until an admin picks a language: a single-workspace app (the stage's) has
+# no installer on record whose locale would be the default.
+CHANNEL_LANG = SOURCE
+
+
+def catalogue_of(locale: str) -> str:
+    """The catalogue a stage run in Slack locale ``locale`` reads (``pseudo``: the pseudo one)."""
+    return PSEUDO if locale == PSEUDO else language_of(locale)
 
 
 class Stage:
@@ -48,6 +58,8 @@ class Stage:
         check_images: fetch every ``image_url`` the app posts, as Slack does (a post whose
             image does not load is refused, and leaving the stage fails); the benchmarks turn
             it off to keep their figures comparable with those recorded.
+        locale: every person's Slack locale (``ja-JP``, or ``pseudo``), and the workspace's
+            language once an admin sets it; None: each their own (:data:`LOCALES`), English.
     """
 
     def __init__(
@@ -60,8 +72,13 @@ class Stage:
         crash_point: Callable[[str], None] | None = None,
         database_url: str | None = None,
         check_images: bool = True,
+        locale: str | None = None,
     ) -> None:
         self.data_dir = data_dir
+        self.locale = locale
+        self.locales = {user: locale or default for user, default in LOCALES.items()}
+        # What channels read: English until an admin picks the workspace's language.
+        self.channel_lang = CHANNEL_LANG
         self.database_url = database_url
         self.poll_scale = poll_scale
         self.crash_point = crash_point
@@ -87,9 +104,10 @@ class Stage:
     def start(self) -> Self:
         self._sandbox_server = self.sandbox.serve()
         self.emu.start()
-        self.emu.add_user(ALICE, "alice", locale="en-US", tz="Europe/Berlin")
-        self.emu.add_user(BRUNO, "bruno", locale="de-DE", tz="Europe/Berlin")
-        self.emu.add_user(CAROL, "carol", locale="en-GB", tz="Europe/London")
+        locales = self.locales
+        self.emu.add_user(ALICE, "alice", locale=locales[ALICE], tz="Europe/Berlin", is_admin=True)
+        self.emu.add_user(BRUNO, "bruno", locale=locales[BRUNO], tz="Europe/Berlin")
+        self.emu.add_user(CAROL, "carol", locale=locales[CAROL], tz="Europe/London")
         self.channel = self.emu.add_channel("marketing", members=[ALICE, BRUNO, CAROL])
         self.emu.invite_bot(self.channel)
         self.quiet_channel = self.emu.add_channel("no-bot-here", members=[ALICE])
@@ -195,6 +213,29 @@ class Stage:
         lines = [f"{url.split('?', 1)[0]}: {why}" for url, why in self.emu.image_checks() if why]
         return list(dict.fromkeys(lines))
 
+    # ------------------------------------------------------------------ what people read
+
+    def lang(self, user_id: str | None = None) -> str:
+        """The language ``user_id`` reads what only they see in; None: what channels read."""
+        if user_id is None:
+            return self.channel_lang
+        with self.emu.ws.lock:  # whoever the emulator knows, with the locale it gives them
+            return catalogue_of(self.emu.ws.user(user_id).locale)
+
+    def set_channel_language(self, lang: str) -> None:
+        """What an admin's pick on Home does, for a language no Home offers (the pseudo one)."""
+        assert self.runtime is not None
+        chosen = WorkspaceLanguage(lang=lang, set_by=ALICE)
+        self.runtime.deps.records.workspace_languages.put(self.emu.team_id, chosen)
+        self.channel_lang = lang
+
+    def says(self, user_id: str | None, key: str, /, **values: Any) -> str:
+        """The app's sentence ``key`` as ``user_id`` (None: the channel) reads it."""
+        return t(key, self.lang(user_id), **values)
+
+    def says_n(self, user_id: str | None, key: str, /, *, count: int, **values: Any) -> str:
+        return tn(key, self.lang(user_id), count=count, **values)
+
     # ------------------------------------------------------------------ acting as people
 
     @property
@@ -218,10 +259,8 @@ class Stage:
         wait_for(
             lambda: (
                 len(self.emu.ephemerals(user_id)) > before
-                and any(
-                    word in self.emu.ephemeral_transcript(user_id)
-                    for word in ("account is connected", "Konto ist verknüpft")
-                )
+                and _words(self.says(user_id, "connect.done"))
+                in self.emu.ephemeral_transcript(user_id)
             ),
             what="the account to be connected",
             detail=lambda: self.emu.ephemeral_transcript(user_id),
@@ -247,7 +286,7 @@ class Stage:
             what="the brief modal",
         )
         demo = self.demo.primary
-        lang = LANGS.get(user_id, "en")
+        lang = self.lang(user_id)
         values: dict[str, Any] = {
             t("brief.segment", lang): segment or next(iter(demo.segments)),
             t("brief.use_case", lang): use_case or next(iter(demo.use_cases)),
@@ -259,6 +298,11 @@ class Stage:
 
 class BrokenImages(AssertionError):
     """An image the app posted did not load where Slack would fetch it."""
+
+
+def _words(sentence: str) -> str:
+    """A sentence without its leading ``:emoji:`` (transcripts show emoji as they please)."""
+    return sentence.split(": ", 1)[-1] if sentence.startswith(":") else sentence
 
 
 def wait_for(

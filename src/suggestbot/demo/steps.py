@@ -13,8 +13,11 @@ from suggestbot.demo.stage import ALICE, CAROL
 from suggestbot.demo.steps_results import feedback_and_usage, gallery_copy_text, workflow_step
 from suggestbot.flows.digests.wave import run_wave
 from suggestbot.sandbox.faults import RunTiming
+from suggestbot.ui.messages import ENABLED, language_name
 
 DEMO_TZ = "Europe/Berlin"
+# The values of the sentence that confirms a digest.
+_ADDED = ("id", "segment", "use_case", "channel", "time", "tz", "days", "next")
 
 
 def _root_status(session: Session, channel: str, index: int = -1) -> str:
@@ -22,6 +25,21 @@ def _root_status(session: Session, channel: str, index: int = -1) -> str:
     if not messages:
         return ""
     return str(messages[index].get("text", ""))
+
+
+def _ready(
+    session: Session, text: str, *, count: int | None = None, reader: str | None = None
+) -> bool:
+    """Whether a root says its ``count`` (else 1 to 3) variants are ready, as ``reader``
+    (None: the channel) reads it."""
+    says = session.stage.says_n
+    counts = [count] if count else [1, 2, 3]
+    return any(text == says(reader, "root.ready", count=n, user=ALICE) for n in counts)
+
+
+def _prefix(sentence: str) -> str:
+    """What a sentence says before its first value (``\x00`` stands for the values)."""
+    return sentence.split("\x00", 1)[0]
 
 
 def connect(session: Session) -> None:
@@ -39,7 +57,7 @@ def brief_three_variants(session: Session) -> None:
     if answer.errors:
         raise StepFailed(f"the brief modal refused the brief: {answer.errors}")
     session.wait(
-        lambda: "are ready" in _root_status(session, stage.channel),
+        lambda: _ready(session, _root_status(session, stage.channel), count=3),
         what="three variants",
         progress=lambda: _root_status(session, stage.channel),
     )
@@ -67,7 +85,8 @@ def _header(message: dict[str, Any]) -> str:
 
 def _turn(session: Session, number: int) -> dict[str, Any] | None:
     _, replies = _thread(session)
-    return next((m for m in replies if _header(m).startswith(f"Turn {number} ")), None)
+    start = _prefix(session.stage.says(None, "turn.header", n=number, kind="\x00"))
+    return next((m for m in replies if _header(m).startswith(start)), None)
 
 
 def refine_by_reply(session: Session) -> None:
@@ -100,12 +119,16 @@ def regenerate_image(session: Session) -> None:
         raise StepFailed("there is no turn 2 to work on")
     old = [b.get("image_url") for b in before["blocks"] if b["type"] == "image"]
     session.say("  alice presses [Refine…] on turn 2, asks for warmer colours and a new image")
-    stage.slack.press_button(before, "Refine…", user_id=ALICE)
+    stage.slack.press_button(before, stage.says(None, "refine.button"), user_id=ALICE)
     session.wait(
         lambda: (stage.emu.current_view(ALICE) or {}).get("submit"), what="the refine modal"
     )
     stage.slack.submit_view(
-        ALICE, {"What should change?": "warmer colours", "Image": "Generate a new image"}
+        ALICE,
+        {
+            stage.says(ALICE, "refine.instruction"): "warmer colours",
+            stage.says(ALICE, "refine.image"): stage.says(ALICE, "refine.image_regenerate"),
+        },
     )
     turn = session.wait(lambda: _turn(session, 3), what="turn 3")
     new = [b.get("image_url") for b in turn["blocks"] if b["type"] == "image"]
@@ -124,12 +147,12 @@ def rename_thread(session: Session) -> None:
     stage = session.stage
     root, _ = _thread(session)
     session.say("  alice presses [Rename thread] on the root and types “  Tent   launch  ”")
-    stage.slack.press_button(root, "Rename thread", user_id=ALICE)
+    stage.slack.press_button(root, stage.says(None, "thread.rename"), user_id=ALICE)
     session.wait(
         lambda: (stage.emu.current_view(ALICE) or {}).get("callback_id") == "rename_thread",
         what="the rename modal",
     )
-    stage.slack.submit_view(ALICE, {"Thread name": "  Tent   launch  "})
+    stage.slack.submit_view(ALICE, {stage.says(ALICE, "rename.label"): "  Tent   launch  "})
     session.wait(
         lambda: "*Tent launch*" in stage.emu.transcript(stage.channel),
         what="the stored name on the root",
@@ -144,15 +167,14 @@ def share_inspiration(session: Session) -> None:
     stage = session.stage
     session.say("  carol types: /suggest inspire weekend spring")
     stage.slack.slash_command(CAROL, stage.channel, "inspire weekend spring")
+    share = stage.says(CAROL, "inspire.share_button", n=2)
     answer = session.wait(
-        lambda: next(
-            (e for e in reversed(stage.emu.ephemerals(CAROL)) if "Share #2" in str(e)), None
-        ),
+        lambda: next((e for e in reversed(stage.emu.ephemerals(CAROL)) if share in str(e)), None),
         what="the ready-made content",
     )
     before = len(stage.emu.messages(stage.channel))
     session.say("  carol presses [Share #2 to channel]")
-    stage.slack.press_button(answer, "Share #2 to channel", user_id=CAROL)
+    stage.slack.press_button(answer, share, user_id=CAROL)
     session.wait(lambda: len(stage.emu.messages(stage.channel)) > before, what="the shared post")
     shared = stage.emu.messages(stage.channel)[-1]
     session.show_message(shared)
@@ -177,16 +199,25 @@ def digest_now(session: Session) -> None:
     answer = stage.slack.submit_view(
         ALICE,
         {
-            "Segment": "Weekend Hikers",
-            "Use case": "Spring Launch",
-            "Time": hhmm,
-            "Time zone": DEMO_TZ,
-            "Weekdays": ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"],
+            stage.says(ALICE, "brief.segment"): "Weekend Hikers",
+            stage.says(ALICE, "brief.use_case"): "Spring Launch",
+            stage.says(ALICE, "digest.time"): hhmm,
+            stage.says(ALICE, "digest.tz"): DEMO_TZ,
+            stage.says(ALICE, "digest.weekdays"): [
+                stage.says(ALICE, f"digest.weekday.{day}") for day in range(7)
+            ],
         },
     )
     if answer.errors:
         raise StepFailed(f"the digest modal refused: {answer.errors}")
-    session.wait(lambda: "added" in stage.emu.ephemeral_transcript(ALICE), what="the confirmation")
+    added = _prefix(stage.says(ALICE, "digest.added", **dict.fromkeys(_ADDED, "\x00")))
+    session.wait(
+        lambda: any(
+            str(e.get("text", "")).startswith(added) and "Weekend Hikers" in str(e.get("text"))
+            for e in stage.emu.ephemerals(ALICE)
+        ),
+        what="the confirmation",
+    )
     session.say(f"  the clock reaches {hhmm}: the digest wave runs")
     assert stage.runtime is not None
     before = len(stage.emu.messages(stage.channel))
@@ -205,17 +236,18 @@ def failure_and_retry(session: Session) -> None:
     session.say("  the service will fail the next run (generation_failed)")
     session.say("  alice types: /suggest brief “Email for our loyalty members about trail days”")
     stage.brief(ALICE, "Email for our loyalty members about trail days")
+    failed = _prefix(stage.says(None, "root.failed", user=ALICE, reason="\x00"))
     session.wait(
-        lambda: "failed" in _root_status(session, stage.channel),
+        lambda: _root_status(session, stage.channel).startswith(failed),
         what="the failure",
         progress=lambda: _root_status(session, stage.channel),
     )
     root = stage.emu.messages(stage.channel)[-1]
     session.show_message(root)
     session.say("  alice presses [Retry]")
-    stage.slack.press_button(root, "Retry", user_id=ALICE)
+    stage.slack.press_button(root, stage.says(None, "button.retry"), user_id=ALICE)
     session.wait(
-        lambda: "are ready" in _root_status(session, stage.channel),
+        lambda: _ready(session, _root_status(session, stage.channel), count=1),
         what="the retried brief",
         progress=lambda: _root_status(session, stage.channel),
     )
@@ -279,7 +311,11 @@ def composer_brief(session: Session) -> None:
             prompts=[p["title"] for p in prompts["prompts"]],
         )
         session.wait(
-            lambda: "are ready" in str(stage.emu.messages(dm, thread_ts=root["ts"])[0]["text"]),
+            lambda: _ready(
+                session,
+                str(stage.emu.messages(dm, thread_ts=root["ts"])[0]["text"]),
+                reader=ALICE,  # her direct message with the app: her language
+            ),
             what="the variants",
         )
     if stage.emu.thread_status(dm, root["ts"]) is not None:
@@ -312,7 +348,13 @@ def message_shortcut(session: Session) -> None:
     use_case = next(iter(stage.demo.primary.use_cases))
     session.say(f"  alice picks {segment} · {use_case} and submits")
     with _slow_runs(session):
-        stage.slack.submit_view(ALICE, {"Segment": segment, "Use case": use_case})
+        stage.slack.submit_view(
+            ALICE,
+            {
+                stage.says(ALICE, "brief.segment"): segment,
+                stage.says(ALICE, "brief.use_case"): use_case,
+            },
+        )
         root = session.wait(
             lambda: next(
                 (
@@ -326,7 +368,11 @@ def message_shortcut(session: Session) -> None:
         )
         _status_while_working(session, stage.channel, root["ts"])
         session.wait(
-            lambda: "are ready" in str(stage.emu.messages(stage.channel, thread_ts=root["ts"])[0]),
+            lambda: _ready(
+                session,
+                str(stage.emu.messages(stage.channel, thread_ts=root["ts"])[0].get("text")),
+                count=1,
+            ),
             what="the variants",
         )
     session.show(stage.emu.transcript(stage.channel, thread_ts=root["ts"]))
@@ -335,6 +381,29 @@ def message_shortcut(session: Session) -> None:
         channel=stage.channel,
         thread_of=root["ts"],
     )
+
+
+def channel_language(session: Session) -> None:
+    """The stage's language becomes the workspace's: Alice, an admin, picks it on Home."""
+    stage = session.stage
+    wanted = stage.lang(ALICE)
+    stage.slack.app_home_opened(ALICE)
+    home = session.wait(lambda: stage.emu.home_view(ALICE), what="alice's Home")
+    if wanted not in ENABLED:  # the pseudo-locale: no Home offers it
+        session.say(f"  the workspace's language is set to {wanted} (no Home offers it)")
+        stage.set_channel_language(wanted)
+        return
+    name = language_name(wanted, wanted)
+    session.say(f"  alice opens Home and picks “{name}” as the language of channel posts")
+    stage.slack.pick_option(home, name, user_id=ALICE)
+    saved = stage.says(ALICE, "admin.language_saved", language=language_name(wanted, wanted))
+    dm = stage.emu.dm_channel(ALICE)
+    session.wait(
+        lambda: any(m.get("text") == saved for m in stage.emu.messages(dm)),
+        what="the admin's confirmation",
+    )
+    session.say(f"    suggestbot (DM): {saved}")
+    stage.channel_lang = wanted
 
 
 STEPS: list[tuple[str, Callable[[Session], Any]]] = [

@@ -11,6 +11,7 @@ from suggestbot.demo.session import Session, StepFailed
 from suggestbot.demo.stage import ALICE, CAROL, Stage
 from suggestbot.slackemu.results import AppResponse
 from suggestbot.slackemu.transcript import blocks_lines
+from suggestbot.ui.messages import percent, tn
 
 
 def _first_thread(stage: Stage) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -39,7 +40,7 @@ def gallery_copy_text(session: Session) -> None:
     session.show_message(gallery)
     session.say("  alice presses [Copy text] on card 2 of the gallery")
     before = len(stage.emu.ephemerals(ALICE))
-    _press_card(stage, gallery, 2, "Copy text")
+    _press_card(stage, gallery, 2, stage.says(None, "gallery.copy"))
     copied = session.wait(
         lambda: stage.emu.ephemerals(ALICE)[before:], what="variant 2's text, ready to copy"
     )
@@ -68,8 +69,12 @@ def feedback_and_usage(session: Session) -> None:
     stage.slack.submit_view(CAROL, {label: "Too long for a teaser"})
     session.say("  alice opens the app's Home tab")
     stage.slack.app_home_opened(ALICE)
+    lang = stage.lang(ALICE)
+    rate = tn("home.usage_rate", lang, count=2, percent=percent(0.5, lang))
     home = session.wait(
-        lambda: (v := stage.emu.home_view(ALICE)) and "50 % of 2 votes" in str(v) and v,
+        lambda: (
+            (v := stage.emu.home_view(ALICE)) and rate in "\n".join(blocks_lines(v["blocks"])) and v
+        ),
         what="the usage panel with both votes",
     )
     panel = [b for b in home["blocks"] if str(b.get("block_id", "")).startswith("usage")]

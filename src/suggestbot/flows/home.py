@@ -19,7 +19,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, RunStatus
-from suggestbot.flows import linking, usage, yours
+from suggestbot.flows import linking, usage, workspace_language, yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.lists import (
     THREADS,
@@ -142,11 +142,14 @@ def publish(deps: Deps, *, team_id: str, user_id: str) -> None:
     """Build and publish the user's Home."""
     lang = deps.lang_of(user_id)
     data = home_data(deps, team_id=team_id, user_id=user_id, lang=lang)
-    data = replace(data, usage=usage.panel(deps, team_id=team_id))
+    data = replace(
+        data, usage=usage.panel(deps, team_id=team_id), content_locale=deps.content_locale
+    )
     view = build_home(lang=lang, data=data)
+    extras = workspace_language.home_section(deps, team_id=team_id, user_id=user_id, lang=lang)
     if deps.home_extras is not None:
-        extras = deps.home_extras(team_id, user_id, lang)
-        view["blocks"] = (view["blocks"] + extras)[:HOME_BLOCKS_MAX]
+        extras = deps.home_extras(team_id, user_id, lang) + extras
+    view["blocks"] = (view["blocks"] + extras)[:HOME_BLOCKS_MAX]
     deps.slack.views_publish(user_id=user_id, view=view)
 
 

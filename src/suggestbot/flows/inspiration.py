@@ -29,7 +29,7 @@ from suggestbot.contentapi import (
     SuggestionKind,
     SuggestionSet,
 )
-from suggestbot.flows import content_locale, linking, slackio, threads
+from suggestbot.flows import content_locale, linking, slackio, threads, workspace_language
 from suggestbot.flows.channel_posts import find_in_channel
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.matching import Resolution, parse_inspire, resolve_pair
@@ -524,8 +524,12 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
         log.warning("reading the suggestion to share failed (%s)", exc)
         _tell_unavailable(deps, asker)
         return None
+    # The channel reads it: in the workspace's language (what only the asker sees is theirs).
+    posts_lang = (
+        lang if workspace_language.is_dm(channel) else workspace_language.of(deps, offer.team_id)
+    )
     messages = build_shared_messages(
-        lang=lang,
+        lang=posts_lang,
         variant=variant_of(suggestion, total=total, url=url),
         shared_by=asker.user_id,
         labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
@@ -553,7 +557,7 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
     record_shared(
         deps,
         labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
-        lang=lang,
+        lang=posts_lang,
         post=SharedPost(
             team_id=offer.team_id,
             channel_id=channel,

@@ -36,7 +36,7 @@ def thread_of(req: Request) -> tuple[str, str] | None:
 
 def show(deps: Deps, *, req: Request, status: RequestStatus) -> None:
     """Show ``status`` as the thread's line (or clear it when the request has ended)."""
-    line = build_live_status(lang=req.lang, status=status)
+    line = build_live_status(lang=req.posts_lang, status=status)
     if line is None and status.phase not in _CLEAR_ON:
         return  # done: the results posted in the thread have cleared it
     _set(deps, req=req, line=line)

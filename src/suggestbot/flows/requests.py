@@ -38,8 +38,9 @@ from suggestbot.contentapi import (
     ValidationFailed,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows import linking, live_status, slackio, step_completion
+from suggestbot.flows import linking, live_status, slackio, step_completion, workspace_language
 from suggestbot.flows.deps import Deps
+from suggestbot.flows.workspace_language import is_dm
 from suggestbot.installations.scope import team_scope
 from suggestbot.store import VaultError
 from suggestbot.store.records import ACTIVE_STATES, Failure, LinkedUser, Request, user_key
@@ -127,7 +128,7 @@ def root_message(req: Request) -> Message:
     if req.kind == "refinement":
         instruction = str(req.body.get("instruction") or "")
         return build_refinement_reply(
-            lang=req.lang, status=status, request_id=req.id, instruction=instruction
+            lang=req.posts_lang, status=status, request_id=req.id, instruction=instruction
         )
     labels = req.labels
     shown = BriefShown(
@@ -141,7 +142,7 @@ def root_message(req: Request) -> Message:
         segment_id=str(req.body.get("segment_id") or ""),
         use_case_id=str(req.body.get("use_case_id") or ""),
     )
-    return build_brief_root(lang=req.lang, status=status, request_id=req.id, brief=shown)
+    return build_brief_root(lang=req.posts_lang, status=status, request_id=req.id, brief=shown)
 
 
 def refresh_root(deps: Deps, req: Request) -> None:
@@ -187,9 +188,12 @@ def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -
         # Where it is about to be posted, written first: after a crash before its ``ts`` is
         # recorded, recovery looks for it there instead of posting a second root. The user's
         # language is settled now too (recording it could not ask Slack before the ack).
-        lang = deps.lang_of(req.user_id)
-        _set(deps, request_id, post_channel_id=channel, lang=lang)
-        req = req.model_copy(update={"lang": lang})
+        settled = {
+            "lang": deps.lang_of(req.user_id),
+            "channel_lang": None if is_dm(channel) else workspace_language.of(deps, req.team_id),
+        }
+        _set(deps, request_id, post_channel_id=channel, **settled)
+        req = req.model_copy(update=settled)
         try:
             ts = slackio.post(
                 deps,
@@ -216,7 +220,8 @@ def _post_root_in_dm(
 ) -> tuple[str, str]:
     """The channel would not take the root: post it in a DM, and tell the author why."""
     channel = slackio.open_dm(deps, req.user_id)
-    _set(deps, req.id, post_channel_id=channel)
+    _set(deps, req.id, post_channel_id=channel, channel_lang=None)
+    req = req.model_copy(update={"channel_lang": None})
     slackio.post(
         deps, channel=channel, message=build_dm_intro(lang=req.lang, channel=req.channel_id)
     )

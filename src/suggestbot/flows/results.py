@@ -109,7 +109,7 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         for suggestion in suggestions
     ]
     if len(variants) > 1:
-        gallery = build_gallery(lang=req.lang, variants=variants, request_id=req.id)
+        gallery = build_gallery(lang=req.posts_lang, variants=variants, request_id=req.id)
         _post_message_once(deps, req, gallery, part=GALLERY, channel=channel, thread_ts=thread_ts)
     for suggestion, variant in zip(suggestions, variants, strict=True):
         ts = _post_once(deps, req, variant, channel=channel, thread_ts=thread_ts)
@@ -124,7 +124,7 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         )
     skipped = suggestion_set.skipped_count
     if skipped and _claim(deps, f"{req.id}:skipped"):
-        note = build_skipped_note(lang=req.lang, count=skipped)
+        note = build_skipped_note(lang=req.posts_lang, count=skipped)
         slackio.post(deps, channel=channel, message=note, thread_ts=thread_ts)
     finished = {"state": "done", "variants": posted, "skipped": skipped}
     done = req.model_copy(update=finished)
@@ -227,7 +227,7 @@ def _post_message_once(
 def _post_once(
     deps: Deps, req: Request, variant: Variant, *, channel: str, thread_ts: str | None
 ) -> str | None:
-    messages = build_variant_messages(lang=req.lang, variant=variant)
+    messages = build_variant_messages(lang=req.posts_lang, variant=variant)
     return _post_message_once(
         deps,
         req,
@@ -251,7 +251,7 @@ def refresh_preview(deps: Deps, *, request_id: str, variant_no: int, channel: st
     ref = asset_ref(suggestion)
     urls = mint_urls(deps, [ref] if ref else [])
     variant = to_variant(suggestion, total=len(req.variants), urls=urls, request_id=req.id)
-    first = build_variant_messages(lang=req.lang, variant=variant)[0]
+    first = build_variant_messages(lang=req.posts_lang, variant=variant)[0]
     slackio.update(deps, channel=channel, ts=ts, message=first)
     return True
 

@@ -210,7 +210,7 @@ def binding_of(deps: Deps, *, channel: str, thread_ts: str) -> ThreadBinding | N
             use_case_id=req.body.get("use_case_id"),
             labels=req.labels,
             request_id=req.id,
-            lang=req.lang,
+            lang=req.posts_lang,
         ),
     )
 

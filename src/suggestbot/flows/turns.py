@@ -71,7 +71,7 @@ def _messages(deps: Deps, req: Request, suggestion: Suggestion, turn: int) -> li
     ref = asset_ref(suggestion)
     urls = mint_urls(deps, [ref] if ref else [])
     return build_turn_messages(
-        lang=req.lang,
+        lang=req.posts_lang,
         turn=turn,
         instruction=str(req.body.get("instruction") or ""),
         author=req.user_id,

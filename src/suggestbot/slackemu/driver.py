@@ -454,8 +454,8 @@ class SlackDriver(AgentSurfaces):
         user_id: str,
         placeholder: str | None = None,
     ) -> AppResponse:
-        """Pick the option labelled ``text`` in a static select of a message (the select
-        whose placeholder is ``placeholder``, when several offer it)."""
+        """Pick the option labelled ``text`` in a static select of a message or of an App Home
+        view (the select whose placeholder is ``placeholder``, when several offer it)."""
 
         def choose(blocks: list[dict[str, Any]]) -> dict[str, Any]:
             block, element, option = find_select_option(blocks, text=text, placeholder=placeholder)
@@ -471,6 +471,8 @@ class SlackDriver(AgentSurfaces):
                 action["placeholder"] = element["placeholder"]
             return action
 
+        if message.get("type") == "home" and "id" in message:
+            return self._act_in_view(str(message["id"]), user_id, choose)
         return self._act_on_message(message, user_id, choose)
 
     def _press_in_message(self, message: Mapping[str, Any], text: str, user_id: str) -> AppResponse:
@@ -538,19 +540,29 @@ class SlackDriver(AgentSurfaces):
         return self.send(payloads.interactive_form(payload), content_type=_FORM)
 
     def _press_in_view(self, view_id: str, text: str, user_id: str) -> AppResponse:
+        return self._act_in_view(
+            view_id, user_id, lambda blocks: self._button_action(*find_button(blocks, text=text))
+        )
+
+    def _act_in_view(
+        self,
+        view_id: str,
+        user_id: str,
+        choose: Callable[[list[dict[str, Any]]], dict[str, Any]],
+    ) -> AppResponse:
+        """Send ``block_actions`` for the element ``choose`` picks from the view's blocks."""
         ws = self._ws
         with ws.lock:
             user = ws.user(user_id)
             stored = self._own_view(view_id, user.id)
             view = stored.to_api()
-            block, button = find_button(view["blocks"], text=text)
             payload = payloads.block_actions(
                 user=user,
                 team_id=self.emu.team_id,
                 team_domain=self.emu.team_domain,
                 container={"type": "view", "view_id": view_id},
                 trigger_id=ws.issue_trigger(user.id),
-                action=self._button_action(block, button),
+                action=choose(view["blocks"]),
                 view=view,
             )
         return self.send(payloads.interactive_form(payload), content_type=_FORM)

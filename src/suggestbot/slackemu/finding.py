@@ -67,14 +67,19 @@ def find_feedback_buttons(
 def find_select_option(
     blocks: list[dict[str, Any]], *, text: str, placeholder: str | None = None
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """The static select in an actions block that offers an option labelled ``text`` (the
-    one whose placeholder is ``placeholder`` when given), with its block and that option."""
+    """The static select in an actions block (or a section's accessory) that offers an option
+    labelled ``text`` (the one whose placeholder is ``placeholder`` when given), with its block
+    and that option."""
     found: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]] = []
     offered: list[str] = []
     for block in blocks:
-        if block.get("type") != "actions":
+        if block.get("type") == "actions":
+            elements = block.get("elements") or []
+        elif block.get("type") == "section" and block.get("accessory"):
+            elements = [block["accessory"]]
+        else:
             continue
-        for element in block.get("elements") or []:
+        for element in elements:
             if not isinstance(element, dict) or element.get("type") != "static_select":
                 continue
             shown = str((element.get("placeholder") or {}).get("text", ""))

@@ -98,7 +98,10 @@ class Request(BaseModel):
     kind: Literal["brief", "refinement"] = "brief"
     team_id: str
     user_id: str
-    lang: str = "en"
+    lang: str = "en"  # the author's language: what only they see
+    # The language of what others see of it (its root, status line, variants, gallery): the
+    # workspace's when posted in a channel, else None (the author's). Settled with the root.
+    channel_lang: str | None = None
     channel_id: str  # where the user asked
     post_channel_id: str | None = None  # where the root lives (a DM when not in the channel)
     root_ts: str | None = None
@@ -127,6 +130,11 @@ class Request(BaseModel):
     @property
     def steering_text(self) -> str:
         return str(self.body.get("steering_text") or self.body.get("instruction") or "")
+
+    @property
+    def posts_lang(self) -> str:
+        """The language of what others see of it (``channel_lang``, else the author's)."""
+        return self.channel_lang or self.lang
 
 
 # How long text that could not be sent is kept for its one-click resend (jobs/retention.py).
@@ -196,7 +204,9 @@ class Digest(BaseModel):
     paused: bool = False
     paused_reason: str | None = None  # a Slack error when paused because the channel is gone
     quiet_when_unchanged: bool = False  # nothing new: post nothing instead of a short line
-    lang: str = "en"  # the language of the digest's own sentences (its creator's)
+    # Its creator's language; each delivery is written in the workspace's language instead
+    # (flows.digests.wave), which the channel reads.
+    lang: str = "en"
     last_version: int | None = None
     last_posted_local_date: str | None = None
     last_delivery_at: float | None = None
@@ -244,6 +254,15 @@ class LocaleState(BaseModel):
 
 
 CONTENT_LOCALE_KEY = "content_locale"
+
+
+class WorkspaceLanguage(BaseModel):
+    """The language of what a workspace's channels see from the app (table
+    ``workspace_languages``, keyed by team id): set by an admin on Home, else the installer's."""
+
+    lang: str
+    set_by: str | None = None  # None: taken from the installer's Slack locale
+    set_at: float = Field(default_factory=_epoch_now)
 
 
 class HealthProbe(BaseModel):
@@ -469,6 +488,10 @@ class Records:
         )
         # One record per workspace fact; today only the content locale (CONTENT_LOCALE_KEY).
         self.workspace: Table[LocaleState] = Table(store, "workspace", LocaleState)
+        # The language channels see, per workspace (team id, "-" for a single-workspace app).
+        self.workspace_languages: Table[WorkspaceLanguage] = Table(
+            store, "workspace_languages", WorkspaceLanguage
+        )
         # Written by flows.threads (which owns the full ThreadBinding record).
         self.thread_bindings: Table[ThreadBinding] = Table(store, "thread_bindings", ThreadBinding)
         # The same table read as the lineage only, for lists that need no more of it.

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.results import Button
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import has_key, t
 
 # Codes the app itself records, next to the service's codes.
 SERVICE_UNAVAILABLE = "service_unavailable"
@@ -64,10 +64,7 @@ def reason(code: str, lang: str, *, detail: str | None = None, is_brief: bool = 
         UNCERTAIN: "fail.uncertain",
         WATCH_EXPIRED: "fail.watch_expired",
     }.get(code, f"fail.{code}")
-    try:
-        return t(key, lang)
-    except KeyError:
-        return t("fail.unknown", lang)
+    return t(key if has_key(key) else "fail.unknown", lang)
 
 
 def fine_print(code: str, lang: str) -> str | None:

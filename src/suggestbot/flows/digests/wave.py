@@ -28,10 +28,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from suggestbot import metrics
+from suggestbot.flows import workspace_language
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.digests.content import GroupContent, GroupReads
@@ -135,12 +136,21 @@ def _post_by_workspace(
     )
     teams = claims.first()
     while teams:
-        items = [item for team in teams for item in by_team[team]]
+        items = [item for team in teams for item in _in_channel_language(deps, by_team[team])]
         _post_in_lanes(deps, items, pacer=pacer, report=report, clock=clock)
         teams = claims.more()
     for item in due:
         if item.digest.id not in report.outcomes:  # its workspace is another replica's
             report.record(item.digest.id, "elsewhere", late=False)
+
+
+def _in_channel_language(deps: Deps, items: Sequence[Due]) -> list[Due]:
+    """A digest is posted in its workspace's language (its channel reads it), not its
+    creator's: read once per workspace and wave."""
+    team = items[0].digest.team_id
+    with team_scope(team):
+        lang = workspace_language.of(deps, team)
+    return [replace(item, digest=item.digest.model_copy(update={"lang": lang})) for item in items]
 
 
 # --- lanes ---------------------------------------------------------------------------------------

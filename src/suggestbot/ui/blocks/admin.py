@@ -14,20 +14,23 @@ from slack_sdk.models.blocks import (
     ButtonElement,
     DividerBlock,
     InputBlock,
+    Option,
     PlainTextInputElement,
     SectionBlock,
+    StaticSelectElement,
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.lists import slack_date
-from suggestbot.ui.blocks.text import escape_mrkdwn
-from suggestbot.ui.messages import t
+from suggestbot.ui.blocks.dates import slack_date
+from suggestbot.ui.blocks.text import escape_mrkdwn, view_text
+from suggestbot.ui.messages import ENABLED, language_name, t
 
 URL_MAX = 500
 CLIENT_ID_MAX = 200
 SECRET_MAX = 500
+OPTION_TEXT_MAX = 75  # Slack's limit on an option's and a placeholder's text
 
 
 AdminNotice = Literal["only_admins", "saved", "rejected", "unreachable"]
@@ -57,7 +60,7 @@ def build_admin_section(*, lang: str, own: ServiceSummary | None) -> list[dict[s
             url=escape_mrkdwn(own.url),
             client_id=escape_mrkdwn(own.client_id),
             user=own.set_by,
-            when=slack_date(own.set_at),
+            when=slack_date(own.set_at, lang),
         )
     blocks = [
         DividerBlock(block_id="admin-divider"),
@@ -91,9 +94,9 @@ def build_service_modal(*, lang: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id=ids.VIEW_SERVICE_CREDENTIALS,
-        title=t("admin.modal_title", lang),
-        submit=t("admin.save", lang),
-        close=t("admin.cancel", lang),
+        title=view_text("admin.modal_title", lang),
+        submit=view_text("admin.save", lang),
+        close=view_text("admin.cancel", lang),
         blocks=[
             SectionBlock(
                 block_id="intro", text=MarkdownTextObject(text=t("admin.modal_intro", lang))
@@ -113,3 +116,30 @@ def admin_notice(*, lang: str, notice: AdminNotice, url: str = "") -> str:
 def url_error(*, lang: str, problem: UrlProblem) -> str:
     """The field error beside the service URL that cannot be a service address."""
     return t(f"admin.{problem}", lang)
+
+
+def build_language_section(*, lang: str, current: str) -> list[dict[str, Any]]:
+    """An admin's picker of the language channels see (each language named in itself)."""
+    options = [
+        Option(value=code, text=language_name(code, code)[:OPTION_TEXT_MAX]) for code in ENABLED
+    ]
+    chosen = next((o for o in options if o.value == current), None)
+    text = t("admin.language", lang, language=language_name(current, lang))
+    section = SectionBlock(
+        block_id="admin-language",
+        text=MarkdownTextObject(text=text),
+        accessory=StaticSelectElement(
+            action_id=ids.ACTION_WORKSPACE_LANGUAGE,
+            placeholder=t("admin.language_placeholder", lang)[:OPTION_TEXT_MAX],
+            options=options,
+            initial_option=chosen,
+        ),
+    )
+    return [section.to_dict()]
+
+
+def language_notice(*, lang: str, chosen: str | None) -> str:
+    """The direct message after a pick: the new language, or that only admins may choose."""
+    if chosen is None:
+        return t("admin.language_only_admins", lang)
+    return t("admin.language_saved", lang, language=language_name(chosen, lang))

@@ -18,7 +18,7 @@ from suggestbot.store.records import ComposerChoices
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Button, Message
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 from suggestbot.ui.replies import choice_header
 
 # Slack shows at most four suggested prompts.
@@ -89,7 +89,9 @@ def build_choice_blocks(
     Picking another value sends the brief again with it and keeps it for the next briefs."""
     segments = [_option(i, n) for i, n in choices.segments[:SELECT_OPTIONS_MAX]]
     use_cases = [_option(i, n) for i, n in choices.use_cases[:SELECT_OPTIONS_MAX]]
-    counts = [_option(str(n), t("composer.variant_option", lang, count=n)) for n in VARIANT_CHOICES]
+    counts = [
+        _option(str(n), tn("composer.variant_option", lang, count=n)) for n in VARIANT_CHOICES
+    ]
 
     def initial(options: list[Option], value: str) -> Option | None:
         return next((o for o in options if o.value == value), None)
@@ -127,12 +129,12 @@ def build_choice_blocks(
 def build_choice_kept(*, lang: str, segment: str, use_case: str, variants: int) -> Message:
     """Said to the author after a pick: the brief goes again, and the choice is kept."""
     return Message(
-        text=t(
+        text=tn(
             "composer.choice_kept",
             lang,
             segment=segment,
             use_case=use_case,
-            variants=variants,
+            count=variants,
         ),
         blocks=[],
     )

@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from suggestbot.store.records import Digest
-from suggestbot.ui.blocks.digests import digest_fields, slack_date
+from suggestbot.ui.blocks.dates import slack_date
+from suggestbot.ui.blocks.digests import digest_fields
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.text import escape_mrkdwn, quote
@@ -25,7 +26,7 @@ def added_text(*, lang: str, digest: Digest, next_fire: datetime | None) -> str:
         "digest.added",
         lang,
         **digest_fields(digest, lang=lang),
-        next=slack_date(next_fire.timestamp()) if next_fire else "—",
+        next=slack_date(next_fire.timestamp(), lang) if next_fire else "—",
     )
 
 

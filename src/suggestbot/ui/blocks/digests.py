@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -25,8 +25,9 @@ from slack_sdk.models.views import View
 
 from suggestbot.store.records import WEEKDAYS, Digest
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
+from suggestbot.ui.blocks.text import escape_mrkdwn, view_text
 from suggestbot.ui.messages import t
 
 SELECT_OPTIONS_MAX = 100
@@ -87,8 +88,8 @@ def build_digest_modal(
         return View(
             type="modal",
             callback_id=ids.VIEW_DIGEST_ADD,
-            title=t("digest.modal_title", lang),
-            close=t("digest.cancel", lang),
+            title=view_text("digest.modal_title", lang),
+            close=view_text("digest.cancel", lang),
             blocks=[SectionBlock(text=PlainTextObject(text=t("brief.no_segments", lang)))],
         ).to_dict()
     blocks: list[Block] = [
@@ -141,18 +142,12 @@ def build_digest_modal(
     return View(
         type="modal",
         callback_id=ids.VIEW_DIGEST_ADD,
-        title=t("digest.modal_title", lang),
-        submit=t("digest.submit", lang),
-        close=t("digest.cancel", lang),
+        title=view_text("digest.modal_title", lang),
+        submit=view_text("digest.submit", lang),
+        close=view_text("digest.cancel", lang),
         private_metadata=private_metadata,
         blocks=blocks,
     ).to_dict()
-
-
-def slack_date(epoch: float) -> str:
-    """A time Slack shows in each reader's own zone (UTC in the fallback text)."""
-    fallback = datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{fallback}>"
 
 
 _PROBLEMS = frozenset(
@@ -227,13 +222,15 @@ def describe(digest: Digest, *, lang: str, next_fire: datetime | None) -> str:
             else t("digest.state_paused", lang)
         )
     else:
-        when = slack_date(next_fire.timestamp()) if next_fire else "—"
+        when = slack_date(next_fire.timestamp(), lang) if next_fire else "—"
         state = t("digest.state_active", lang, next=when)
     delivered = (
-        slack_date(digest.last_delivery_at) if digest.last_delivery_at else t("digest.never", lang)
+        slack_date(digest.last_delivery_at, lang)
+        if digest.last_delivery_at
+        else t("digest.never", lang)
     )
     if digest.last_error:
-        at = slack_date(digest.last_error_at) if digest.last_error_at else ""
+        at = slack_date(digest.last_error_at, lang) if digest.last_error_at else ""
         if digest.paused and digest.paused_reason == digest.last_error:
             error = t("digest.last_error_same", lang, at=at)
         else:

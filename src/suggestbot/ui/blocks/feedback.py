@@ -16,6 +16,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.text import view_text
 from suggestbot.ui.messages import t
 
 REASON_INPUT_MAX = 500
@@ -59,9 +60,9 @@ def build_reason_modal(*, lang: str, value: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id=ids.VIEW_FEEDBACK_REASON,
-        title=t("feedback.reason_title", lang),
-        submit=t("feedback.reason_submit", lang),
-        close=t("feedback.reason_skip", lang),
+        title=view_text("feedback.reason_title", lang),
+        submit=view_text("feedback.reason_submit", lang),
+        close=view_text("feedback.reason_skip", lang),
         private_metadata=value,
         blocks=[
             SectionBlock(

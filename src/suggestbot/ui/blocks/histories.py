@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from suggestbot.ui.blocks.lists import excerpt, slack_date
+from suggestbot.ui.blocks.dates import slack_date
+from suggestbot.ui.blocks.lists import excerpt
 from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.blocks.turns import quote
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 SET_EXCERPT_MAX = 300
 
@@ -63,14 +64,14 @@ def history_problem(*, lang: str, problem: HistoryProblem) -> str:
 
 def thread_intro(*, lang: str, name: str | None, turns: int) -> str:
     shown = escape_mrkdwn(name) if name else t("lists.unnamed", lang)
-    return t("history.thread_intro", lang, name=shown, turns=turns)
+    return tn("history.thread_intro", lang, name=shown, count=turns)
 
 
 def thread_entries(*, lang: str, turns: Sequence[TurnEntry]) -> list[str]:
     """A thread's turns, oldest first, each with the instruction that produced it."""
     entries = []
     for turn in sorted(turns, key=lambda turn: turn.version):
-        when = slack_date(turn.at)
+        when = slack_date(turn.at, lang)
         if turn.instruction is None:
             entries.append(t("history.turn_first", lang, n=turn.version, when=when))
         elif turn.by_other:
@@ -82,7 +83,7 @@ def thread_entries(*, lang: str, turns: Sequence[TurnEntry]) -> list[str]:
 
 
 def lineage_intro(*, lang: str, steps: int) -> str:
-    return t("history.lineage_intro", lang, steps=steps)
+    return tn("history.lineage_intro", lang, count=steps)
 
 
 def lineage_entries(
@@ -92,21 +93,21 @@ def lineage_entries(
     (``instruction``, run at ``at``)."""
     entries = []
     for number, step in enumerate(earlier, start=1):
-        when = slack_date(step.at)
+        when = slack_date(step.at, lang)
         if step.instruction is None:
             original = t("history.original", lang, n=number, when=when, variant=step.variant)
             entries.append(original)
         else:
             head = t("history.step", lang, n=number, when=when)
             entries.append(head + "\n" + quote(step.instruction))
-    now = t("history.now", lang, n=len(earlier) + 1, when=slack_date(at))
+    now = t("history.now", lang, n=len(earlier) + 1, when=slack_date(at, lang))
     entries.append(now + "\n" + quote(instruction))
     return entries
 
 
 def set_intro(*, lang: str, count: int, instruction: str) -> str:
     """Above a brief's variants: how many, then the brief."""
-    return t("history.set_intro", lang, count=count) + "\n" + quote(instruction)
+    return tn("history.set_intro", lang, count=count) + "\n" + quote(instruction)
 
 
 def set_entries(*, lang: str, variants: Sequence[SetVariant]) -> list[str]:

@@ -23,17 +23,18 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.lists import (
     RunItem,
     ThreadItem,
     excerpt,
     run_line,
-    slack_date,
     thread_line,
 )
+from suggestbot.ui.blocks.notices import help_languages
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
 from suggestbot.ui.blocks.usage import UsagePanel, build_usage_blocks
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 HOME_BLOCKS_MAX = 100
 RESULTS_SHOWN = 5
@@ -67,6 +68,7 @@ class HomeData:
     extra_runs: int = 0
     more_threads: bool = False  # the service has more than are shown
     usage: UsagePanel | None = None  # the workspace's usage, shown to everyone in it
+    content_locale: str = "en"  # the tenant's, in which the service writes the content
 
 
 def _section(block_id: str, text: str) -> SectionBlock:
@@ -81,14 +83,14 @@ def result_line(item: ResultItem, lang: str, *, number: int) -> str:
     status = (
         t("home.result_failed", lang)
         if item.failed
-        else t("home.result_ready", lang, count=item.variants)
+        else tn("home.result_ready", lang, count=item.variants)
     )
     line = t(
         "home.result_line",
         lang,
         n=number,
         status=status,
-        when=slack_date(item.created_at),
+        when=slack_date(item.created_at, lang),
         text=escape_mrkdwn(excerpt(item.text)),
     )
     if item.link:
@@ -98,7 +100,7 @@ def result_line(item: ResultItem, lang: str, *, number: int) -> str:
 
 def _link_blocks(lang: str, data: HomeData) -> list[Block]:
     if data.link_state == "linked":
-        text = t("home.linked", lang, since=slack_date(data.linked_since or 0))
+        text = t("home.linked", lang, since=slack_date(data.linked_since or 0, lang))
         buttons = [
             ButtonElement(
                 text=t("home.disconnect", lang),
@@ -151,7 +153,7 @@ def build_home(*, lang: str, data: HomeData) -> dict[str, Any]:
     blocks += [_section(f"run-{i}", run_line(r, lang, number=i + 1)) for i, r in enumerate(runs)]
     hidden_runs = data.extra_runs + len(data.runs) - len(runs)
     if hidden_runs > 0:
-        blocks.append(_context("runs-more", t("home.more_runs", lang, count=hidden_runs)))
+        blocks.append(_context("runs-more", tn("home.more_runs", lang, count=hidden_runs)))
 
     blocks += [
         DividerBlock(block_id="threads-divider"),
@@ -198,5 +200,6 @@ def build_home(*, lang: str, data: HomeData) -> dict[str, Any]:
         DividerBlock(block_id="help-divider"),
         HeaderBlock(block_id="help-title", text=PlainTextObject(text=t("help.title", lang))),
         _section("help", t("help.body", lang)),
+        _section("help-languages", help_languages(lang=lang, content_locale=data.content_locale)),
     ]
     return View(type="home", blocks=blocks[:HOME_BLOCKS_MAX]).to_dict()

@@ -79,3 +79,5 @@ INPUT_SERVICE_URL = "service_url"
 INPUT_SERVICE_CLIENT_ID = "service_client_id"
 INPUT_SERVICE_CLIENT_SECRET = "service_client_secret"
 ACTION_SERVICE_CREDENTIALS = "admin.service_credentials"
+# the language of channel posts (every install)
+ACTION_WORKSPACE_LANGUAGE = "admin.workspace_language"

@@ -39,7 +39,7 @@ from suggestbot.ui.blocks.text import (
     escape_mrkdwn,
     quote,
 )
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 BUTTON_TEXT_MAX = 75
 ACTIONS_MAX = 25
@@ -213,7 +213,7 @@ def build_inspiration_answer(
             element.value = f"{offer_id}:{element.value}"
         body += blocks
     if left_out:
-        tail.append(_context(t("inspire.left_out", lang, count=left_out), "left-out"))
+        tail.append(_context(tn("inspire.left_out", lang, count=left_out), "left-out"))
     blocks = head + body + tail
     return Message(text=title, blocks=[b.to_dict() for b in blocks])
 
@@ -406,7 +406,7 @@ def build_digest_message(
             body.append(DividerBlock(block_id=f"div-{variant.number}"))
         body += _variant_blocks(variant, lang=lang, body_max=DIGEST_BODY_MAX, with_buttons=False)
     if left_out:
-        tail.insert(0, _context(t("inspire.left_out", lang, count=left_out), "left-out"))
+        tail.insert(0, _context(tn("inspire.left_out", lang, count=left_out), "left-out"))
     blocks = head + body + tail
     return Message(text=header, blocks=[b.to_dict() for b in blocks])
 

@@ -13,7 +13,7 @@ from suggestbot.ui.blocks.inspiration import Labels
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.text import escape_mrkdwn, quote
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 
 def build_content_unavailable(*, lang: str) -> Message:
@@ -38,7 +38,7 @@ def build_cannot_post(*, lang: str, channel_id: str) -> Message:
 
 def skipped_note(*, lang: str, count: int) -> str:
     """Under an answer whose set had variants the service left out."""
-    return t("variant.skipped", lang, count=count)
+    return tn("variant.skipped", lang, count=count)
 
 
 GenerationStart = Literal["generating", "not_set_up", "unavailable"]

@@ -17,12 +17,14 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.ui.blocks.text import escape_mrkdwn
-from suggestbot.ui.messages import t
+from suggestbot.ui.blocks.text import MESSAGE_TEXT_BUDGET, escape_mrkdwn
+from suggestbot.ui.messages import has_key, t, tn
 
 EXCERPT_MAX = 140
+EXCERPT_MIN = 40
 KNOWN_ORIGINS = frozenset({"precompute", "steered", "user_draft"})
 # Room for the header, the "empty" or paging lines and the More button.
 ITEMS_MAX = MESSAGE_BLOCKS_MAX - 4
@@ -53,46 +55,50 @@ def excerpt(text: str, limit: int = EXCERPT_MAX) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def slack_date(epoch: int) -> str:
-    """A date Slack shows in each reader's own time zone."""
-    return f"<!date^{epoch}^{{date_short_pretty}} {{time}}|{epoch}>"
-
-
 def thread_line(item: ThreadItem, lang: str, *, number: int) -> str:
     name = escape_mrkdwn(item.name) if item.name else t("lists.unnamed", lang)
     known = item.root_origin in KNOWN_ORIGINS
     origin = (
         t(f"lists.origin.{item.root_origin}", lang) if known else escape_mrkdwn(item.root_origin)
     )
-    return t(
+    return tn(
         "lists.thread_line",
         lang,
         n=number,
         name=name,
         origin=origin,
-        turns=item.turn_count,
-        when=slack_date(item.updated_at),
+        count=item.turn_count,
+        when=slack_date(item.updated_at, lang),
     )
 
 
-def run_line(item: RunItem, lang: str, *, number: int) -> str:
-    kind = t(
-        "lists.run_type.refinement" if item.type == "refinement" else "lists.run_type.brief", lang
-    )
+def run_line(item: RunItem, lang: str, *, number: int, text_max: int = EXCERPT_MAX) -> str:
+    refinement = item.type == "refinement"
+    kind = t("lists.run_type.refinement", lang) if refinement else t("lists.run_type.brief", lang)
     status_key = f"lists.status.{item.status}"
-    try:
-        status = t(status_key, lang)
-    except KeyError:
-        status = escape_mrkdwn(item.status)
+    status = t(status_key, lang) if has_key(status_key) else escape_mrkdwn(item.status)
     return t(
         "lists.run_line",
         lang,
         n=number,
         kind=kind,
         status=status,
-        when=slack_date(item.created_at),
-        text=escape_mrkdwn(excerpt(item.text)),
+        when=slack_date(item.created_at, lang),
+        text=escape_mrkdwn(excerpt(item.text, text_max)) if text_max else "",
     )
+
+
+def _excerpt_room(lang: str, items: Sequence[RunItem], first: int) -> int:
+    """How long each run's excerpt may be for a full page to stay within the message's text
+    budget: dates, statuses and labels take more room in some languages than in others."""
+    shown = items[:ITEMS_MAX]
+    if not shown:
+        return EXCERPT_MAX
+    fixed = max(
+        len(run_line(item, lang, number=n, text_max=0)) for n, item in enumerate(shown, first)
+    )
+    fixed += len(t("lists.history", lang, n=first + len(shown)))
+    return max(EXCERPT_MIN, min(EXCERPT_MAX, MESSAGE_TEXT_BUDGET // len(shown) - fixed))
 
 
 def _page(
@@ -163,12 +169,13 @@ def build_run_list(
 ) -> Message:
     """A page of runs numbered from ``first``; finished ones open their history (a lineage,
     or the set's variants)."""
+    room = _excerpt_room(lang, items, first)
     return _page(
         lang=lang,
         title_key="lists.runs_title",
         empty_key="lists.runs_empty",
         lines=[
-            (run_line(item, lang, number=n), item.id if item.history else None)
+            (run_line(item, lang, number=n, text_max=room), item.id if item.history else None)
             for n, item in enumerate(items, first)
         ],
         action_id=ids.ACTION_RUN_HISTORY,

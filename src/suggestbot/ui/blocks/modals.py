@@ -18,6 +18,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.text import view_text
 from suggestbot.ui.messages import t
 
 # Slack's plain_text_input holds at most 3000 characters; the service takes 4000 (see help).
@@ -41,9 +42,9 @@ def build_connect_modal(
     view = View(
         type="modal",
         callback_id=ids.VIEW_CONNECT,
-        title=t("connect.title", lang),
-        submit=t("connect.submit", lang),
-        close=t("connect.cancel", lang),
+        title=view_text("connect.title", lang),
+        submit=view_text("connect.submit", lang),
+        close=view_text("connect.cancel", lang),
         private_metadata=private_metadata,
         blocks=[
             *blocks,
@@ -63,8 +64,8 @@ def build_info_modal(*, lang: str, title_key: str, text: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id="info",
-        title=t(title_key, lang),
-        close=t("modal.close", lang),
+        title=view_text(title_key, lang),
+        close=view_text("modal.close", lang),
         blocks=[SectionBlock(block_id="info", text=MarkdownTextObject(text=text))],
     ).to_dict()
 
@@ -79,8 +80,8 @@ def _brief_modal_saying(*, lang: str, key: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id=ids.VIEW_BRIEF,
-        title=t("brief.title", lang),
-        close=t("brief.cancel", lang),
+        title=view_text("brief.title", lang),
+        close=view_text("brief.cancel", lang),
         blocks=[SectionBlock(text=PlainTextObject(text=t(key, lang)))],
     ).to_dict()
 
@@ -141,9 +142,9 @@ def build_brief_modal(
     view = View(
         type="modal",
         callback_id=ids.VIEW_BRIEF,
-        title=t("brief.title", lang),
-        submit=t("brief.submit", lang),
-        close=t("brief.cancel", lang),
+        title=view_text("brief.title", lang),
+        submit=view_text("brief.submit", lang),
+        close=view_text("brief.cancel", lang),
         private_metadata=private_metadata,
         blocks=[
             *(

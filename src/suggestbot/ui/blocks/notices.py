@@ -9,9 +9,10 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 
 from suggestbot.store.records import LinkedUser
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Button, Message
 from suggestbot.ui.blocks.text import mend, quote, split_text
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import language_name, t
 
 
 def build_notice(*, lang: str, text: str, buttons: Sequence[Button] = ()) -> Message:
@@ -51,9 +52,10 @@ def build_gone(*, lang: str, what: str) -> Message:
     return build_notice(lang=lang, text=t(f"gone.{what}", lang))
 
 
-def build_unknown_subcommand(*, lang: str, sub: str) -> Message:
+def build_unknown_subcommand(*, lang: str, sub: str, content_locale: str = "en") -> Message:
     """``/suggest <word>`` with a word it does not know: say so, then the help."""
-    return build_help(lang=lang, intro=t("help.unknown_subcommand", lang, sub=quote(sub)))
+    intro = t("help.unknown_subcommand", lang, sub=quote(sub))
+    return build_help(lang=lang, intro=intro, content_locale=content_locale)
 
 
 def build_connect_needed(*, lang: str, held_id: str) -> Message:
@@ -91,7 +93,7 @@ def build_connect_outcome(
     if problem is None:
         if held_id is None:
             return build_notice(lang=lang, text=t("connect.done", lang))
-        text = t("refine.held_ready" if held_reply else "connect.held_ready", lang)
+        text = t("refine.held_ready", lang) if held_reply else t("connect.held_ready", lang)
         return build_notice(
             lang=lang,
             text=text,
@@ -120,20 +122,17 @@ def build_link_status(
     elif link.state == "expired" and link.expired_reason == "unreadable":
         lines = [t("status.unreadable", lang)]
     elif link.state == "expired":
-        lines = [t("status.expired", lang, since=_date(link.expired_at or link.linked_at))]
+        lines = [
+            t("status.expired", lang, since=slack_date(link.expired_at or link.linked_at, lang))
+        ]
     else:
-        lines = [t("status.linked", lang, since=_date(link.linked_at))]
+        lines = [t("status.linked", lang, since=slack_date(link.linked_at, lang))]
     if service_up:
-        mode = t("status.mode_embedded" if embedded else "status.mode_service", lang)
+        mode = t("status.mode_embedded", lang) if embedded else t("status.mode_service", lang)
         lines.append(t("status.workspace_ok", lang, mode=mode))
     else:
         lines.append(t("status.workspace_down", lang))
     return build_notice(lang=lang, text="\n".join(lines))
-
-
-def _date(epoch: float) -> str:
-    """A date Slack shows in the reader's own time zone."""
-    return f"<!date^{int(epoch)}^{{date_short_pretty}} {{time}}|{int(epoch)}>"
 
 
 def build_held_gone(*, lang: str, days: int) -> Message:
@@ -146,12 +145,20 @@ def build_only_author(*, lang: str, author: str) -> Message:
     return build_notice(lang=lang, text=t("error.only_author", lang, user=author))
 
 
-def build_help(*, lang: str, intro: str | None = None) -> Message:
+def help_languages(*, lang: str, content_locale: str) -> str:
+    """Which language each thing is in: the reader's, the workspace's, the content's own."""
+    return t("help.languages", lang, content_language=language_name(content_locale, lang))
+
+
+def build_help(*, lang: str, intro: str | None = None, content_locale: str = "en") -> Message:
+    """The help, with which language each thing is in (``content_locale``: the tenant's)."""
     blocks: list[Block] = []
     if intro:
         blocks.append(SectionBlock(block_id="intro", text=MarkdownTextObject(text=intro)))
     blocks.append(HeaderBlock(block_id="title", text=PlainTextObject(text=t("help.title", lang))))
     blocks.append(SectionBlock(block_id="body", text=MarkdownTextObject(text=t("help.body", lang))))
+    languages = help_languages(lang=lang, content_locale=content_locale)
+    blocks.append(SectionBlock(block_id="languages", text=MarkdownTextObject(text=languages)))
     return Message(text=intro or t("help.title", lang), blocks=[b.to_dict() for b in blocks])
 
 

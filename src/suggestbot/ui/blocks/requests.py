@@ -19,11 +19,12 @@ from suggestbot.store.records import ComposerChoices, Failure
 from suggestbot.ui import failures
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.composer import build_choice_blocks
+from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Button, Message, build_root_message
 from suggestbot.ui.blocks.text import escape_mrkdwn
 from suggestbot.ui.blocks.turns import build_refinement_status
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 
 class Phase(StrEnum):
@@ -70,9 +71,7 @@ def status_line(*, lang: str, status: RequestStatus) -> str:
     if phase is Phase.SENDING:
         return t(f"{prefix}.sending", lang, user=user)
     if phase is Phase.DELAYED:
-        when = int(status.send_after or time.time())
-        fallback = time.strftime("%H:%M:%S UTC", time.gmtime(when))
-        date = f"<!date^{when}^{{time_secs}}|{fallback}>"
+        date = slack_date(status.send_after or time.time(), lang, time_only=True)
         return t(f"{prefix}.delayed", lang, user=user, when=date)
     if phase is Phase.WAITING_USER:
         return t(f"{prefix}.waiting_for_user", lang, user=user)
@@ -86,7 +85,7 @@ def status_line(*, lang: str, status: RequestStatus) -> str:
         return t(f"{prefix}.running", lang, user=user, attempt=max(attempt, 1))
     if phase is Phase.DONE:
         if brief:
-            return t("root.ready", lang, user=user, count=status.variants)
+            return tn("root.ready", lang, user=user, count=status.variants)
         return t("turn.done", lang, user=user)
     failure = status.failure or Failure(code=failures.INTERNAL)
     return t(f"{prefix}.failed", lang, user=user, reason=_reason(failure, lang, brief=brief))
@@ -141,17 +140,15 @@ def build_brief_root(
     segment, use_case = brief.segment or "?", brief.use_case or "?"
     context = reused = None
     if brief.segment is not None or brief.use_case is not None:
-        context = t(
-            "root.context", lang, segment=segment, use_case=use_case, variants=brief.variants
-        )
+        context = tn("root.context", lang, segment=segment, use_case=use_case, count=brief.variants)
     if brief.reused:
-        sentence = t(
+        sentence = tn(
             "brief.using_defaults",
             lang,
             user=status.author,
             segment=escape_mrkdwn(segment),
             use_case=escape_mrkdwn(use_case),
-            variants=brief.variants,
+            count=brief.variants,
         )
         reused = (sentence, Button("brief.change", ids.ACTION_CHANGE_DEFAULTS, request_id))
     root = build_root_message(

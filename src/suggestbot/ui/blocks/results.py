@@ -26,7 +26,7 @@ from suggestbot.ui.blocks.text import (
     escape_mrkdwn,
     split_text,
 )
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import t, tn
 
 MESSAGE_BLOCKS_MAX = 50
 HEADER_TEXT_MAX = 150
@@ -233,7 +233,7 @@ def pack(
 
 
 def build_skipped_note(*, lang: str, count: int) -> Message:
-    text = t("variant.skipped", lang, count=count)
+    text = tn("variant.skipped", lang, count=count)
     return Message(
         text=text, blocks=[ContextBlock(elements=[MarkdownTextObject(text=text)]).to_dict()]
     )

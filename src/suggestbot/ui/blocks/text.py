@@ -5,12 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from suggestbot.ui.messages import t
+
 SECTION_TEXT_MAX = 3000
 # Slack refuses a message (``msg_blocks_too_long``) once the text in its blocks adds up past a
 # limit it does not document: refusals were reported from about 11,300 characters on
 # (slackapi/bolt-js #2509, #2867). Every message this app builds keeps its block text within
 # this budget, with room left for what is added around a variant (an intro, a hint).
 MESSAGE_TEXT_BUDGET = 10_000
+# A modal's title and its submit and close buttons (Slack refuses the whole view past this).
+VIEW_TEXT_MAX = 24
 
 
 # What a person typed, shown back inside a sentence ("I don't know `/suggest …`"): at most
@@ -100,3 +104,11 @@ def block_text_length(value: Any) -> int:
     for key, item in value.items():
         total += len(item) if key == "text" and isinstance(item, str) else block_text_length(item)
     return total
+
+
+def view_text(key: str, lang: str) -> str:
+    """A modal's title or button text: cut to Slack's 24 characters with "…" rather than have
+    the modal refused (the tests keep every enabled language within it; the pseudo-locale is
+    not)."""
+    text = t(key, lang)
+    return text if len(text) <= VIEW_TEXT_MAX else text[: VIEW_TEXT_MAX - 1] + "…"

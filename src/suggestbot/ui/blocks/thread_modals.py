@@ -21,7 +21,7 @@ from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX, OPTION_TEXT_MAX, SELECT_OPTIONS_MAX
-from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, split_text
+from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, split_text, view_text
 from suggestbot.ui.messages import t
 
 VIEW_BLOCKS_MAX = 100
@@ -77,9 +77,9 @@ def build_refine_modal(
     return View(
         type="modal",
         callback_id=ids.VIEW_REFINE,
-        title=t("refine.title", lang),
-        submit=t("refine.submit", lang),
-        close=t("brief.cancel", lang),
+        title=view_text("refine.title", lang),
+        submit=view_text("refine.submit", lang),
+        close=view_text("brief.cancel", lang),
         private_metadata=private_metadata,
         blocks=blocks,
     ).to_dict()
@@ -104,9 +104,9 @@ def build_rename_modal(
     return View(
         type="modal",
         callback_id=ids.VIEW_RENAME,
-        title=t("rename.title", lang),
-        submit=t("rename.submit", lang),
-        close=t("brief.cancel", lang),
+        title=view_text("rename.title", lang),
+        submit=view_text("rename.submit", lang),
+        close=view_text("brief.cancel", lang),
         private_metadata=private_metadata,
         blocks=blocks,
     ).to_dict()
@@ -124,12 +124,12 @@ def build_draft_modal(
 ) -> dict[str, Any]:
     """A draft email the user wrote: segment, use case, subject and body."""
     if loading or not segments or not use_cases:
-        text = t("brief.loading" if loading else "brief.no_segments", lang)
+        text = t("brief.loading", lang) if loading else t("brief.no_segments", lang)
         return View(
             type="modal",
             callback_id=ids.VIEW_DRAFT,
-            title=t("draft.title", lang),
-            close=t("brief.cancel", lang),
+            title=view_text("draft.title", lang),
+            close=view_text("brief.cancel", lang),
             private_metadata=private_metadata,
             blocks=[SectionBlock(block_id="info", text=PlainTextObject(text=text))],
         ).to_dict()
@@ -179,9 +179,9 @@ def build_draft_modal(
     return View(
         type="modal",
         callback_id=ids.VIEW_DRAFT,
-        title=t("draft.title", lang),
-        submit=t("draft.submit", lang),
-        close=t("brief.cancel", lang),
+        title=view_text("draft.title", lang),
+        submit=view_text("draft.submit", lang),
+        close=view_text("brief.cancel", lang),
         private_metadata=private_metadata,
         blocks=blocks,
     ).to_dict()
@@ -197,8 +197,8 @@ def build_instruction_modal(*, lang: str, instruction: str) -> dict[str, Any]:
     return View(
         type="modal",
         callback_id=ids.VIEW_INSTRUCTION,
-        title=t("instruction.title", lang),
-        close=t("modal.close", lang),
+        title=view_text("instruction.title", lang),
+        close=view_text("modal.close", lang),
         blocks=blocks,
     ).to_dict()
 
@@ -238,7 +238,7 @@ def build_history_modal(
     return View(
         type="modal",
         callback_id=ids.VIEW_HISTORY,
-        title=t(title_key, lang),
-        close=t("modal.close", lang),
+        title=view_text(title_key, lang),
+        close=view_text("modal.close", lang),
         blocks=blocks,
     ).to_dict()

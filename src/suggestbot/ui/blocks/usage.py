@@ -10,7 +10,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, DividerBlock, SectionBl
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject
 
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, escape_mrkdwn
-from suggestbot.ui.messages import t
+from suggestbot.ui.messages import percent, t, tn
 
 RATES_SHOWN = 8
 
@@ -41,7 +41,7 @@ class UsagePanel:
 def _rate(lang: str, up: int, votes: int) -> str:
     if not votes:
         return t("home.usage_no_votes", lang)
-    return t("home.usage_rate", lang, percent=round(100 * up / votes), votes=votes)
+    return tn("home.usage_rate", lang, count=votes, percent=percent(up / votes, lang))
 
 
 def build_usage_blocks(*, lang: str, panel: UsagePanel) -> list[Block]:
@@ -51,9 +51,9 @@ def build_usage_blocks(*, lang: str, panel: UsagePanel) -> list[Block]:
             "home.usage_counts",
             lang,
             days=days,
-            briefs=briefs,
-            refinements=refinements,
-            digests=digests,
+            briefs=tn("home.usage_briefs", lang, count=briefs),
+            refinements=tn("home.usage_refinements", lang, count=refinements),
+            digests=tn("home.usage_digests", lang, count=digests),
         )
         for days, briefs, refinements, digests in (
             (7, panel.briefs_7, panel.refinements_7, panel.digests_7),

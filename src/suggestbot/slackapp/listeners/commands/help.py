@@ -10,10 +10,12 @@ from suggestbot.ui.blocks.notices import build_help, build_unknown_subcommand
 
 
 def show(deps: Deps, body: dict[str, Any], rest: str) -> None:
-    answer_command(deps, body, build_help(lang=deps.lang_of(body["user_id"])))
+    lang = deps.lang_of(body["user_id"])
+    answer_command(deps, body, build_help(lang=lang, content_locale=deps.content_locale))
 
 
 def unknown(deps: Deps, body: dict[str, Any], sub: str) -> None:
     """A first word that is no subcommand: say so, with the help."""
     lang = deps.lang_of(body["user_id"])
-    answer_command(deps, body, build_unknown_subcommand(lang=lang, sub=sub))
+    message = build_unknown_subcommand(lang=lang, sub=sub, content_locale=deps.content_locale)
+    answer_command(deps, body, message)
