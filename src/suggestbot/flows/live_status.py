@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 from suggestbot.flows import slackio
 from suggestbot.flows.deps import Deps
+from suggestbot.slack import Dropped
 from suggestbot.store.records import Request
 from suggestbot.ui.blocks.live_status import LiveStatus, build_live_status
 from suggestbot.ui.blocks.requests import Phase, RequestStatus
@@ -53,13 +54,21 @@ def _set(deps: Deps, *, req: Request, line: LiveStatus | None) -> None:
     if where is None:
         return
     channel, thread_ts = where
+    text = line.status if line else ""
+    lines = deps.outbound.status_lines if deps.outbound is not None else None
+    if lines is not None and text and lines.fresh(channel, thread_ts, text):
+        return  # the same line is showing and has not lapsed: nothing to renew yet
     try:
         deps.slack.assistant_threads_setStatus(
             channel_id=channel,
             thread_ts=thread_ts,
-            status=line.status if line else "",
+            status=text,
             loading_messages=list(line.loading_messages) if line else None,
         )
+        if lines is not None:
+            lines.record(channel, thread_ts, text)
+    except Dropped:
+        return  # Slack's budget is short: the line waits for the next renewal (the gate logs)
     except SlackApiError as exc:
         log.warning(
             "request %s: Slack refused its status line (%s); carrying on without it",

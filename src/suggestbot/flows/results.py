@@ -24,7 +24,7 @@ from suggestbot.contentapi import (
 from suggestbot.flows import slackio, step_completion
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.feedback import feedback_value
-from suggestbot.flows.requests import root_message
+from suggestbot.flows.requests import root_message, update_root_now
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
 from suggestbot.ui import steps
@@ -132,9 +132,15 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         # Shown before it is recorded: if Slack is down or the process dies in between, the
         # request is still "posting", so its timer polls and comes here again (nothing is
         # posted twice). The other order could leave the root saying "generating" for good.
+        channel_id, root_ts = done.post_channel_id, done.root_ts
         try:
-            slackio.update(
-                deps, channel=done.post_channel_id, ts=done.root_ts, message=root_message(done)
+            update_root_now(
+                deps,
+                channel=channel_id,
+                ts=root_ts,
+                send=lambda: slackio.update(
+                    deps, channel=channel_id, ts=root_ts, message=root_message(done)
+                ),
             )
         except SlackApiError as exc:
             if slackio.unavailable(exc):
@@ -152,9 +158,9 @@ def _complete_step(deps: Deps, req: Request, variants: Sequence[Variant]) -> Non
         step_completion.fail(deps, req, message=steps.bad_input(lang=req.lang, key="no_variant"))
         return
     channel = req.post_channel_id or req.channel_id
-    answer: Any = deps.slack.chat_getPermalink(channel=channel, message_ts=req.root_ts)
+    link = slackio.permalink(deps, channel=channel, ts=req.root_ts, urgent=True)
     first = plain_text(lang=req.lang, variant=variants[0])
-    step_completion.succeed(deps, req, permalink=str(answer["permalink"]), first_variant=first)
+    step_completion.succeed(deps, req, permalink=str(link), first_variant=first)
     deps.crash_point("step_completed_not_recorded")
 
 
