@@ -39,6 +39,9 @@ POST_SPACING_S = 1.02 / POST_PER_CHANNEL_PER_S
 # Decoration stops when less than this share of a method's minute is left.
 RESERVE_SHARE = 0.2
 
+# Waits shorter than this are no wait (a clock's rounding must not keep a call waiting).
+EPSILON = 1e-6
+
 Key = tuple[str, str]  # (workspace, method)
 
 
@@ -114,7 +117,7 @@ class Budget:
             wait = max(wait, calls[used - limit] + WINDOW_S - now)
         if channel and method in POSTING_METHODS:
             bucket = self._bucket(workspace, channel, now)
-            if bucket.tokens < 1:
+            if bucket.tokens < 1 - EPSILON:
                 wait = max(wait, (1 - bucket.tokens) * POST_SPACING_S)
         return wait
 

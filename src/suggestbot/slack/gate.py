@@ -32,7 +32,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot import metrics
-from suggestbot.slack.budget import Budget
+from suggestbot.slack.budget import EPSILON, Budget
 from suggestbot.slack.tiers import POSTING_METHODS, TIER_NAMES, method_label
 from suggestbot.store.marks import SlackPause
 from suggestbot.store.records import Table
@@ -235,7 +235,7 @@ class SlackGate:
                         self.budget.prune(now)
                         self._pruned_at = now
                     wait = self.budget.wait_for(workspace, method, channel, urgent=urgent, now=now)
-                    if wait <= 0:
+                    if wait <= EPSILON:
                         self.budget.take(workspace, method, channel, now)
                         break
                     if not urgent and now - start + wait > self._decoration_wait_s:
@@ -244,7 +244,7 @@ class SlackGate:
                     if urgent and not waiting:
                         self.budget.urgent_waiting(workspace, method, +1)
                         waiting = True
-                self._sleep(min(wait, MAX_NAP_S))
+                self._sleep(min(max(wait, 0.001), MAX_NAP_S))
         finally:
             if waiting:
                 with self._lock:
