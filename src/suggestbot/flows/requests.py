@@ -160,22 +160,22 @@ def refresh_root(deps: Deps, req: Request) -> None:
         return
     channel, ts = req.post_channel_id, req.root_ts
 
-    def show() -> None:
+    def show(*, progress: bool) -> None:
         try:
             slackio.update(deps, channel=channel, ts=ts, message=root_message(req))
         except Dropped:
             raise
         except Exception:
             log.exception("could not update the root message of request %s", req.id)
-        live_status.show(deps, req=req, status=status_of(req))
+        live_status.show(deps, req=req, status=status_of(req), progress=progress)
 
     outbound = deps.outbound
     if outbound is None:
-        show()
+        show(progress=False)
     elif req.state in _SHOWN_AT_ONCE:
-        outbound.roots.now((channel, ts), show)
+        outbound.roots.now((channel, ts), lambda: show(progress=False))
     else:
-        outbound.roots.later((channel, ts), lambda: _as_decoration(show))
+        outbound.roots.later((channel, ts), lambda: _as_decoration(lambda: show(progress=True)))
 
 
 def _as_decoration(send: Callable[[], None]) -> None:

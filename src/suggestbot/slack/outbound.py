@@ -31,11 +31,12 @@ class StatusLines:
     _set: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def fresh(self, channel: str, thread_ts: str, text: str) -> bool:
-        """True when the same line was set here less than :data:`STATUS_RENEW_S` ago."""
+    def fresh(self, channel: str, thread_ts: str, text: str | None) -> bool:
+        """True when the same line (any line: ``text`` None) was set here less than
+        :data:`STATUS_RENEW_S` ago."""
         with self._lock:
             known = self._set.get((channel, thread_ts))
-            if known is None or known[0] != text:
+            if known is None or (text is not None and known[0] != text):
                 return False
             return self.clock() - known[1] < STATUS_RENEW_S
 
