@@ -71,9 +71,18 @@ class PostLog:
     """When the emulator accepted each call (wall clock), hooked into its call log."""
 
     def __init__(self, stage: Stage) -> None:
+        self._hook(stage.emu)
+
+    @classmethod
+    def on(cls, emu: Any) -> PostLog:
+        log = cls.__new__(cls)
+        log._hook(emu)
+        return log
+
+    def _hook(self, emu: Any) -> None:
         self.calls: list[tuple[float, Any]] = []
         self._lock = threading.Lock()
-        log = stage.emu._log
+        log = emu._log
         original = log.add
 
         def add(call: Any) -> None:
@@ -221,8 +230,30 @@ def analyse(
     bad: int,
     complete: bool,
 ) -> dict[str, Any]:
-    reqs = {r.id: r for r in _mine(deps, prefix)}
     runs = stage.sandbox.env.state.runs
+    attempts = {
+        r.id: max(1, getattr(runs.get(r.run_id), "attempt_count", 1) or 1)
+        for r in _mine(deps, prefix)
+        if r.run_id
+    }
+    return figures(
+        _mine(deps, prefix), calls, briefs, attempts=attempts, bad=bad, complete=complete
+    )
+
+
+def figures(
+    requests: list[Any],
+    calls: list[tuple[float, Any]],
+    briefs: int,
+    *,
+    attempts: dict[str, int],
+    bad: int,
+    complete: bool,
+    run_s: float = RUN.queued_s + RUN.running_s,
+) -> dict[str, Any]:
+    """Latency against the floor, 429s and calls per brief, from the requests' records and
+    the emulator's calls (each with the time it was accepted)."""
+    reqs = {r.id: r for r in requests}
     last_post: dict[str, float] = {}
     for at, call in calls:
         meta = ((call.args.get("metadata") or {}).get("event_payload")) or {}
@@ -235,9 +266,7 @@ def analyse(
     run_end: dict[str, float] = {}
     run_time: dict[str, float] = {}
     for rid, req in reqs.items():
-        run = runs.get(req.run_id) if req.run_id else None
-        attempts = max(1, getattr(run, "attempt_count", 1) or 1)
-        run_time[rid] = (RUN.queued_s + RUN.running_s) * attempts
+        run_time[rid] = run_s * attempts.get(rid, 1)
         run_end[rid] = req.created_at + run_time[rid]
     by_channel: dict[str, list[str]] = {}
     for rid, req in reqs.items():

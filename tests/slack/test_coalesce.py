@@ -92,3 +92,25 @@ def test_a_permalink_is_asked_for_once() -> None:
     for ts in ("2.0", "3.0", "4.0"):
         links.get(workspace="T", channel="C1", ts=ts, fetch=fetch)
     assert len(links) == 2  # bounded: the least recently used left
+
+
+def test_a_final_state_is_tried_again_until_it_is_sent(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import suggestbot.slack.coalesce as coalesce
+    from suggestbot.slack import Dropped
+
+    monkeypatch.setattr(coalesce, "RETRY_DROPPED_S", 0.05)
+    tries: list[int] = []
+
+    def send() -> None:
+        tries.append(1)
+        if len(tries) < 6:  # more than a passing state's tries
+            raise Dropped("chat.update") if len(tries) % 2 else ConnectionError("down")
+
+    roots = Coalescer(name="test", settle_s=1.0)
+    try:
+        roots.final("root", send)
+        wait_until(lambda: len(tries) == 6)
+        time.sleep(0.2)
+        assert len(tries) == 6 and roots.pending() == 0
+    finally:
+        roots.stop()

@@ -209,3 +209,21 @@ def test_one_warning_a_minute_per_workspace_while_decoration_is_dropped(
     assert dropped == 25
     assert len(warnings) == 1
     assert "T1" in warnings[0].getMessage()
+
+
+def test_a_roots_passing_progress_stops_at_half_the_minute() -> None:
+    """A burst of "running" updates never spends what the roots' "ready" needs."""
+    clock = Clock()
+    gate = gate_on(clock)
+    sent = 0
+    with priority(Priority.PROGRESS):
+        for _ in range(50):
+            try:
+                gate.send("chat.update", None, ok)
+                sent += 1
+            except Dropped:
+                break
+    assert sent == 25
+    with priority(Priority.DECORATION):
+        for _ in range(15):
+            gate.send("chat.update", None, ok)  # final states still have their share

@@ -175,21 +175,12 @@ def refresh_root(deps: Deps, req: Request) -> None:
     elif req.state in _SHOWN_AT_ONCE:
         outbound.roots.now((channel, ts), lambda: show(progress=False))
     else:
-        outbound.roots.later((channel, ts), lambda: _as_decoration(lambda: show(progress=True)))
+        outbound.roots.later((channel, ts), lambda: _as_progress(lambda: show(progress=True)))
 
 
-def _as_decoration(send: Callable[[], None]) -> None:
-    with priority(Priority.DECORATION):
+def _as_progress(send: Callable[[], None]) -> None:
+    with priority(Priority.PROGRESS):
         send()
-
-
-def update_root_now(deps: Deps, *, channel: str, ts: str, send: Callable[[], None]) -> None:
-    """Update a root at once (a final state), after any older state still being sent and
-    instead of any still pending."""
-    if deps.outbound is None:
-        send()
-    else:
-        deps.outbound.roots.now((channel, ts), send)
 
 
 def renew_statuses(deps: Deps) -> int:

@@ -36,8 +36,10 @@ from suggestbot.slack.tiers import (
 WINDOW_S = 61.0
 # A little over a second between a channel's posts, for the same reason.
 POST_SPACING_S = 1.02 / POST_PER_CHANNEL_PER_S
-# Decoration stops when less than this share of a method's minute is left.
+# Decoration stops when less than this share of a method's minute is left; a root's passing
+# progress (queued, running) already at half, leaving the rest for its final state.
 RESERVE_SHARE = 0.2
+PROGRESS_RESERVE_SHARE = 0.5
 
 # Waits shorter than this are no wait (a clock's rounding must not keep a call waiting).
 EPSILON = 1e-6
@@ -101,16 +103,24 @@ class Budget:
 
     # -- waiting ----------------------------------------------------------------------------
     def wait_for(
-        self, workspace: str, method: str, channel: str | None, *, urgent: bool, now: float
+        self,
+        workspace: str,
+        method: str,
+        channel: str | None,
+        *,
+        urgent: bool,
+        now: float,
+        reserve: float = RESERVE_SHARE,
     ) -> float:
-        """Seconds until the call may go (0: now)."""
+        """Seconds until the call may go (0: now). Calls that are not ``urgent`` leave
+        ``reserve`` (a share of the minute) to those that are."""
         key = (workspace, method)
         wait = max(0.0, self._paused.get(key, 0.0) - now)
         limit = self.limit(method)
         if not urgent:
             if self._urgent_waiting.get(key):
                 wait = max(wait, 0.05)
-            limit = max(1, limit - math.ceil(limit * RESERVE_SHARE))
+            limit = max(1, limit - math.ceil(limit * reserve))
         used = self.used(workspace, method, now)
         if used >= limit:
             calls = self._calls[key]

@@ -34,6 +34,7 @@ class _Pending:
     context: contextvars.Context
     version: int
     dropped: int = 0
+    final: bool = False
 
 
 class Coalescer:
@@ -70,6 +71,20 @@ class Coalescer:
             due = self._clock() + self.settle_s
             self._pending[target] = _Pending(
                 due, send, contextvars.copy_context(), self._next_version
+            )
+            self._start()
+            self._cond.notify_all()
+
+    def final(self, target: Hashable, send: Callable[[], None]) -> None:
+        """Send the target's last state as soon as it may go, tried again (every
+        :data:`RETRY_DROPPED_S`) until it was sent: dropped for lack of budget, or failed
+        (Slack unavailable), it is filed again, never given up while the process runs."""
+        with self._cond:
+            if self._stopping:
+                return
+            self._next_version += 1
+            self._pending[target] = _Pending(
+                self._clock(), send, contextvars.copy_context(), self._next_version, final=True
             )
             self._start()
             self._cond.notify_all()
@@ -135,12 +150,15 @@ class Coalescer:
                     self._again(target, item)
                 except Exception as exc:
                     log.warning("%s: a state was not shown (%s)", self.name, type(exc).__name__)
+                    if item.final:
+                        self._again(target, item)
                 finally:
                     self._sent(target, item.version)
 
     def _again(self, target: Hashable, item: _Pending) -> None:
         with self._cond:
-            if target in self._pending or item.dropped + 1 >= MAX_DROPPED or self._stopping:
+            given_up = not item.final and item.dropped + 1 >= MAX_DROPPED
+            if target in self._pending or given_up or self._stopping:
                 return
             item.dropped += 1
             item.due = self._clock() + RETRY_DROPPED_S

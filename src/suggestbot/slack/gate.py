@@ -32,7 +32,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot import metrics
-from suggestbot.slack.budget import EPSILON, Budget
+from suggestbot.slack.budget import EPSILON, PROGRESS_RESERVE_SHARE, RESERVE_SHARE, Budget
 from suggestbot.slack.tiers import POSTING_METHODS, TIER_NAMES, method_label
 from suggestbot.store.marks import SlackPause
 from suggestbot.store.records import Table
@@ -56,6 +56,9 @@ SHARED_REFRESH_S = 1.0
 class Priority(enum.Enum):
     URGENT = "urgent"
     DECORATION = "decoration"
+    # A root's passing progress: decoration that stops earlier, so a burst of "running" never
+    # spends the minute its "ready" needs.
+    PROGRESS = "progress"
 
 
 # Methods that are decoration whoever calls them; chat.update is urgent unless the caller says
@@ -85,6 +88,13 @@ def priority_of(method: str) -> Priority:
     if chosen is not None:
         return chosen
     return Priority.DECORATION if method in DECORATION_METHODS else Priority.URGENT
+
+
+_RESERVES = {
+    Priority.URGENT: 0.0,
+    Priority.DECORATION: RESERVE_SHARE,
+    Priority.PROGRESS: PROGRESS_RESERVE_SHARE,
+}
 
 
 class Dropped(Exception):
@@ -208,7 +218,7 @@ class SlackGate:
                 metrics.SLACK_CALLS.labels(method=label, outcome="rate_limited").inc()
                 metrics.SLACK_RATE_LIMITED.inc()
                 self._rate_limited(workspace, method, _retry_after(exc))
-                if level is Priority.DECORATION or attempt == MAX_RATE_LIMITED_TRIES:
+                if level is not Priority.URGENT or attempt == MAX_RATE_LIMITED_TRIES:
                     raise
                 log.info("Slack answered 429 to %s; trying again after its pause", method)
                 continue
@@ -234,7 +244,9 @@ class SlackGate:
                     if now - self._pruned_at >= PRUNE_EVERY_S:
                         self.budget.prune(now)
                         self._pruned_at = now
-                    wait = self.budget.wait_for(workspace, method, channel, urgent=urgent, now=now)
+                    wait = self.budget.wait_for(
+                        workspace, method, channel, urgent=urgent, now=now, reserve=_RESERVES[level]
+                    )
                     if wait <= EPSILON:
                         self.budget.take(workspace, method, channel, now)
                         break
