@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 # A dropped send is filed again this much later, at most this many times.
 RETRY_DROPPED_S = 5.0
+MAX_RETRY_S = 60.0
 MAX_DROPPED = 3
 
 
@@ -146,8 +147,8 @@ class Coalescer:
                     continue  # a newer state went meanwhile
                 try:
                     item.context.run(item.send)
-                except Dropped:
-                    self._again(target, item)
+                except Dropped as dropped:
+                    self._again(target, item, dropped.retry_in)
                 except Exception as exc:
                     log.warning("%s: a state was not shown (%s)", self.name, type(exc).__name__)
                     if item.final:
@@ -155,13 +156,16 @@ class Coalescer:
                 finally:
                     self._sent(target, item.version)
 
-    def _again(self, target: Hashable, item: _Pending) -> None:
+    def _again(self, target: Hashable, item: _Pending, retry_in: float | None = None) -> None:
         with self._cond:
             given_up = not item.final and item.dropped + 1 >= MAX_DROPPED
             if target in self._pending or given_up or self._stopping:
                 return
             item.dropped += 1
-            item.due = self._clock() + RETRY_DROPPED_S
+            # Filed again for when the gate said its budget comes back (a dropped call knows),
+            # so a final state does not ask the gate every moment meanwhile.
+            again = RETRY_DROPPED_S if retry_in is None else min(max(retry_in, 0.5), MAX_RETRY_S)
+            item.due = self._clock() + again
             self._pending[target] = item
             self._cond.notify_all()
 

@@ -101,9 +101,10 @@ class Dropped(Exception):
     """Decoration not sent: Slack's budget for its method is short. Nothing to tell anyone;
     the gate logs one line a minute per workspace."""
 
-    def __init__(self, method: str) -> None:
+    def __init__(self, method: str, retry_in: float | None = None) -> None:
         super().__init__(f"{method} not sent: Slack's budget for it is short")
         self.method = method
+        self.retry_in = retry_in  # when the budget should allow it again, if known
 
 
 class SharedPauses:
@@ -252,7 +253,7 @@ class SlackGate:
                         break
                     if not urgent and now - start + wait > self._decoration_wait_s:
                         self._dropped(workspace, method, now)
-                        raise Dropped(method)
+                        raise Dropped(method, wait)
                     if urgent and not waiting:
                         self.budget.urgent_waiting(workspace, method, +1)
                         waiting = True
