@@ -230,6 +230,10 @@ class ProcessStage(Stage):
         super().__init__(
             data_dir=data_dir, time_factor=time_factor, poll_scale=poll_scale, run_timing=run_timing
         )
+        # Crash and fault tests send up to a hundred briefs into one channel within seconds, a
+        # hundred times what Slack's one post a second allows: they test exactly-once, not
+        # Slack's budget (tests/slack, bench/slack_budget.py), so they need unlimited calls.
+        self.emu.rationing.off()
         self.log_path = log_path
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
