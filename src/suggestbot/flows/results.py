@@ -25,7 +25,7 @@ from suggestbot.flows import home, slackio, step_completion
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.feedback import feedback_value
 from suggestbot.flows.requests import root_message
-from suggestbot.slack import Priority, priority
+from suggestbot.slack import Dropped, Priority, priority
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
 from suggestbot.ui import steps
@@ -136,21 +136,31 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         # step_completion), and before the root: the workflow's next step waits for it.
         _complete_step(deps, done, variants)
 
+    def record() -> None:
+        deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+
     def finish() -> None:
         """The root shows the result, then the request is recorded done. Shown before it is
         recorded: if Slack is down or the process dies in between, the request is still
         "posting", so it comes here again (nothing is posted twice). The other order could
-        leave the root saying "generating" for good."""
+        leave the root saying "generating" for good — except when Slack's budget for
+        ``chat.update`` is spent (more roots end in a minute than Slack lets the app update):
+        then the request is recorded done at once and its root updated as soon as the budget
+        allows, tried again until it is (a crash in between leaves the root's last progress
+        words; the results are all in its thread)."""
         if done.post_channel_id and done.root_ts:
             try:
                 slackio.update(
                     deps, channel=done.post_channel_id, ts=done.root_ts, message=root_message(done)
                 )
+            except Dropped:
+                record()
+                raise
             except SlackApiError as exc:
                 if slackio.unavailable(exc):
                     raise
                 log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
-        deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+        record()
         if deferred:
             home.refresh(deps, team_id=req.team_id, user_id=req.user_id)
 
