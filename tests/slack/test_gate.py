@@ -5,6 +5,7 @@ Every wait is measured on a fake clock that the gate's own ``sleep`` moves forwa
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -56,18 +57,21 @@ def answer_429(retry_after: int) -> SlackApiError:
 
 @pytest.mark.parametrize(
     ("method", "per_minute"),
-    [("chat.update", 50), ("views.open", 100), ("conversations.list", 20)],
+    [("chat.update", 50), ("views.publish", 100), ("conversations.list", 20)],
 )
 def test_a_tier_allows_n_calls_a_minute_and_holds_the_next(method: str, per_minute: int) -> None:
-    """Tier 3 (chat.update), Tier 4 (views.open) and an unknown method (Tier 2): n calls go at
-    once, call n+1 waits until the first has left Slack's minute."""
+    """Tier 3 (chat.update), Tier 4 (views.publish, sent as urgent here) and an unknown method
+    (Tier 2): n calls go at once, call n+1 waits until the first has left Slack's minute."""
     clock = Clock()
     gate = gate_on(clock)
+    stack = contextlib.ExitStack()
+    stack.enter_context(priority(Priority.URGENT))
     for _ in range(per_minute):
         gate.send(method, None, ok)
     assert clock.slept == 0
     gate.send(method, None, ok)
     assert WINDOW_S - 0.5 <= clock.slept <= WINDOW_S + 0.5
+    stack.close()
 
 
 def test_a_channel_takes_a_short_burst_then_one_post_a_second() -> None:
@@ -227,3 +231,14 @@ def test_a_roots_passing_progress_stops_at_half_the_minute() -> None:
     with priority(Priority.DECORATION):
         for _ in range(15):
             gate.send("chat.update", None, ok)  # final states still have their share
+
+
+def test_a_modal_is_not_held_past_its_triggers_life() -> None:
+    """views.open must answer within the trigger's 3 s: past Tier 4's minute it is held at
+    most 2 s, not until the minute has room (which would make the trigger useless)."""
+    clock = Clock()
+    gate = gate_on(clock)
+    for _ in range(100):
+        gate.send("views.open", None, ok)
+    gate.send("views.open", None, ok)
+    assert clock.slept <= 2.3

@@ -42,6 +42,11 @@ log = logging.getLogger(__name__)
 # The longest decoration waits for budget before it is dropped: a status line or a Home that
 # would show minutes late is worth less than the budget it takes from results.
 DECORATION_WAIT_S = 5.0
+# Methods bound to a trigger that lives 3 s: held at most this long, then sent whatever the
+# budget says (Slack's Tier 4 is an "at least" figure with generous bursts; waiting past the
+# trigger's life would only make the call useless).
+TRIGGER_METHODS = frozenset({"views.open", "views.push"})
+TRIGGER_WAIT_S = 2.0
 # Urgent calls answered 429 are tried again after the pause, this many times.
 MAX_RATE_LIMITED_TRIES = 5
 # The longest nap between two looks at the budget (a pause may end, an urgent call may leave).
@@ -248,7 +253,8 @@ class SlackGate:
                     wait = self.budget.wait_for(
                         workspace, method, channel, urgent=urgent, now=now, reserve=_RESERVES[level]
                     )
-                    if wait <= EPSILON:
+                    trigger_ends = method in TRIGGER_METHODS and now - start + wait > TRIGGER_WAIT_S
+                    if wait <= EPSILON or (urgent and trigger_ends):
                         self.budget.take(workspace, method, channel, now)
                         break
                     if not urgent and now - start + wait > self._decoration_wait_s:
