@@ -36,9 +36,7 @@ def evidence(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     others = frozenset(
         item.nodeid
         for item in request.session.items
-        if item.path.parent == HERE
-        and item.path.name != SECRETS_SCAN_MODULE
-        and not _skipped(item)
+        if item.path.parent == HERE and item.path.name != SECRETS_SCAN_MODULE and not _skipped(item)
     )
     return Evidence(shared_dir=run_dir / "reliability-evidence", expected=others)
 
