@@ -24,8 +24,7 @@ def schedule(scheduler: Scheduler, deps: Deps) -> None:
 
     def tick() -> None:
         try:
-            # The database's time, not this host's: replicas agree on the minute and the date.
-            report = wave.run_wave(deps, now=from_epoch(deps.shared_now()))
+            report = wave.run_wave(deps, now=from_epoch(deps.clock()))
         except Exception:
             log.exception("digest wave failed; the next one runs in a minute")
             return
