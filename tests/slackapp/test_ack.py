@@ -1,6 +1,6 @@
 """Ack then work (``slackapp/edge/take.py`` and ``background.py``), through a Bolt app served
-on loopback and driven by the Slack emulator: the press is acked, its work runs with the press, and work
-that fails is told to the person with the reference of its log line."""
+on loopback and driven by the Slack emulator: the press is acked, its work runs with the press,
+and work that fails is told to the person with the reference of its log line."""
 
 from __future__ import annotations
 
