@@ -31,13 +31,13 @@ def in_background(
     user_id: str,
     channel_id: str | None,
     response_url: str | None = None,
-    opens_a_modal: bool = False,
+    crash_point: bool = False,
 ) -> None:
     """Run ``fn(*args)`` off the listener thread. A failure is logged with a short reference,
     and the user is told (ephemerally) with the same reference, never a traceback.
 
-    ``opens_a_modal``: the work opens a modal, which must happen within the trigger's 3 s, so
-    it is not held at the named crash point after a recorded ack."""
+    ``crash_point``: the work stops first at the named crash point ``interaction_acked`` (an
+    input that starts work, acked, nothing done yet), where tests kill the process."""
     recorded = interactions.current()
 
     def tell(message: Message, what: str) -> None:
@@ -67,8 +67,8 @@ def in_background(
             tell(build_failure_notice(lang=deps.lang_of(user_id), ref=ref), f"failure {ref}")
 
     def run() -> None:
-        if recorded is not None and not opens_a_modal:
-            deps.crash_point("interaction_acked")  # recorded and acked, nothing done yet
+        if crash_point:
+            deps.crash_point("interaction_acked")  # acked, nothing done yet
         work()
         if recorded is not None and deps.deliveries is not None:
             deps.deliveries.finish(recorded)

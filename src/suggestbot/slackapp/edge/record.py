@@ -52,6 +52,7 @@ def seal(deps: Deps, declared: Input[Any], given: Given) -> str:
 def carry_out(deps: Deps, declared: Input[Any], given: Given) -> None:
     """The input's work: ``run``, or, for one that opens a modal and has no trigger any more
     (carried out after a restart), a word asking the person to press again."""
+    log.debug("carrying out input %s", declared.name)
     if declared.opens_modal and given.trigger_id is None:
         ask_again(deps, given)
         return
@@ -136,6 +137,7 @@ def _carry_out(deps: Deps, inputs: Inputs, key: str, sealed: str) -> bool:
                 user_id=given.user_id,
                 channel_id=given.channel_id,
                 response_url=given.response_url,
+                crash_point=not declared.opens_modal,
             )
         finally:
             interactions.enter(None)

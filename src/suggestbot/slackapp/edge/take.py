@@ -15,6 +15,7 @@ Then the input's listener: a refusal is the ack (field errors, or a plain senten
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -148,28 +149,30 @@ def _take(
             log.info("ignoring a repeated Slack delivery (%s)", declared.name)
             return
         if callable(outcome):
-            work = outcome
+            work = _named(declared, outcome)
     ack()
-    if work is None:
-        in_background(
-            deps,
-            carry_out,
-            deps,
-            declared,
-            given,
-            user_id=given.user_id,
-            channel_id=given.channel_id,
-            response_url=given.response_url,
-            opens_a_modal=declared.opens_modal,
-        )
-    else:
-        in_background(
-            deps,
-            work,
-            user_id=given.user_id,
-            channel_id=given.channel_id,
-            response_url=given.response_url,
-        )
+    # Held at the named crash point after the ack: every input that starts work, but one that
+    # opens a modal (its trigger lives 3 s) or whose own record is taken up by its own
+    # recovery (a quick brief's request).
+    held = not (declared.read_only or declared.opens_modal or (work and declared.records_itself))
+    in_background(
+        deps,
+        work or functools.partial(carry_out, deps, declared, given),
+        user_id=given.user_id,
+        channel_id=given.channel_id,
+        response_url=given.response_url,
+        crash_point=held,
+    )
+
+
+def _named(declared: Input[Any], work: Callable[[], None]) -> Callable[[], None]:
+    """The work ``before_ack`` handed over, logged as :func:`~.record.carry_out` logs."""
+
+    def named() -> None:
+        log.debug("carrying out input %s", declared.name)
+        work()
+
+    return named
 
 
 def _claim(deps: Deps, declared: Input[Any], given: Given, key: str | None) -> bool:
