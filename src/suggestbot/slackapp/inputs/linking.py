@@ -83,8 +83,10 @@ def _disconnect_before_ack(deps: Deps, given: CommandGiven) -> Callable[[], None
 
 
 def _disconnect(deps: Deps, given: CommandGiven) -> None:
-    """After a restart: unlink (a no-op when done before the ack) and answer."""
-    _answer_disconnect(deps, given, removed=_unlink(deps, given))
+    """After a restart: the link was removed before the ack (unlinking again is a no-op), so
+    the answer is that it is gone."""
+    _unlink(deps, given)
+    _answer_disconnect(deps, given, removed=True)
 
 
 def _answer_disconnect(deps: Deps, given: CommandGiven, *, removed: bool) -> None:
