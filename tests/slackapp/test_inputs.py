@@ -98,6 +98,15 @@ def test_a_press_that_was_to_open_a_modal_asks_in_words_after_a_restart(ws: Work
     assert ws.slack.made("views.open") == []
 
 
+def test_a_command_that_was_to_open_a_modal_asks_to_send_it_again(ws: Workspace) -> None:
+    ws.deps.background = DiesAfterTheAck()
+    assert ws.command("connect").status == 200
+    ws.deps.background = None
+    assert replay_unfinished(ws.deps, inputs.one_workspace()) == 1
+    [told] = ws.slack.made("chat.postEphemeral")
+    assert t("modal.send_again", "en") in texts_of(told["blocks"])
+
+
 def test_a_read_only_input_is_not_recorded(ws: Workspace) -> None:
     ws.deps.background = DiesAfterTheAck()
     assert ws.command("help").status == 200

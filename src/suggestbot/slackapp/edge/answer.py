@@ -13,7 +13,7 @@ from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 from suggestbot.flows import access, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import Asker
-from suggestbot.slackapp.edge.declaration import Given, Press, Submission
+from suggestbot.slackapp.edge.declaration import CommandGiven, Given, Press, Submission
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.messages import t
 
@@ -51,7 +51,11 @@ def answer(deps: Deps, given: Given, message: Message) -> None:
 def ask_again(deps: Deps, given: Given) -> None:
     """An input that was to open a modal, carried out after a restart: its trigger has
     expired, so the person is asked in words to press (or send) again."""
-    text = t("modal.press_again", deps.lang_of(given.user_id))
+    lang = deps.lang_of(given.user_id)
+    if isinstance(given, CommandGiven):
+        text = t("modal.send_again", lang)
+    else:
+        text = t("modal.press_again", lang)
     block = SectionBlock(text=MarkdownTextObject(text=text)).to_dict()
     answer(deps, given, Message(text=text, blocks=[block]))
 
