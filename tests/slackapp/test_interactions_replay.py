@@ -131,6 +131,21 @@ def test_a_recorded_input_is_its_typed_value_by_name() -> None:
     assert inputs.find(other_view, bot_user_id="UBOT") is None
 
 
+def test_a_delivery_recorded_whole_by_an_earlier_release_is_carried_out() -> None:
+    """Releases before declared inputs kept the whole delivery: after an upgrade, what one
+    left unfinished is found in the table and carried out all the same."""
+    seen: list[Submission] = []
+    inputs = view_input(lambda deps, given: seen.append(given))
+    deps = deps_with(TokenVault([generate_key()]))
+    body = submission("x")
+    old = {"kind": f"view:{VIEW}", "body": body, "team": "T1", "bot": "UBOT"}
+    assert deps.deliveries is not None
+    assert deps.deliveries.first_time("view_submission:1", pending=deps.vault.seal(json.dumps(old)))
+    assert interactions.replay_unfinished(deps, inputs) == 1
+    [given] = seen
+    assert given.values == {"t": "x"} and given.trigger_id is None
+
+
 def test_a_digest_added_again_by_the_same_submission_is_the_same_digest() -> None:
     deps = deps_with(TokenVault([generate_key()]))
     pair = Pair("s1", "Hikers", "uc1", "Newsletter")

@@ -1,5 +1,5 @@
-"""Every input an app takes, found by delivery: the one table the listeners, the record before
-the ack and the replay after a crash all read (so nothing is registered twice, or by hand)."""
+"""Every input an app takes, found by delivery: the one table that Bolt's listeners, the record
+before the ack and the replay after a crash all read (nothing is registered twice, or by hand)."""
 
 from __future__ import annotations
 
