@@ -189,9 +189,9 @@ def _claim(deps: Deps, declared: Input[Any], given: Given, key: str | None) -> b
 
 def _refuse(deps: Deps, refusal: Refusal, ack: Ack, body: dict[str, Any]) -> None:
     """Answer bad input in the ack, in the sender's language (a Slack call: only now)."""
-    user = body.get("user") or {}
-    user_id = str(user.get("id") if isinstance(user, dict) else body.get("user_id") or "")
-    lang = deps.lang_of(user_id or str(body.get("user_id") or ""))
+    user = body.get("user")
+    user_id = user.get("id") if isinstance(user, dict) else body.get("user_id")
+    lang = deps.lang_of(str(user_id or ""))
     if refusal.errors is not None:
         ack(response_action="errors", errors=refusal.errors(lang))
         return
