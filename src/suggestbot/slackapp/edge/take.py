@@ -146,7 +146,8 @@ def _take(
             return
         if outcome == REPEATED:
             ack()
-            log.info("ignoring a repeated Slack delivery (%s)", declared.name)
+            kind = key.split(":", 1)[0] if key else declared.name
+            log.info("ignoring a repeated Slack delivery (%s)", kind)
             return
         if callable(outcome):
             work = _named(declared, outcome)
