@@ -351,3 +351,29 @@ def test_every_input_is_carried_out_once_after_a_sigkill_straight_after_its_ack(
     counts = carried_out(stage, baseline)
     assert {n: counts.get(n, 0) for n in names} == dict.fromkeys(names, 1), stage.log_tail()
     print(f"\n{len(names)} inputs sent, {len(held)} held at {FREEZE} when SIGKILLed:", held)
+
+
+@pytest.mark.timeout(180)
+def test_an_uninstall_is_carried_out_once_after_a_sigkill_straight_after_its_ack(
+    process_stage: StageFactory,
+) -> None:
+    """``app_uninstalled`` stops the whole workspace, so it is sent in a stage of its own.
+    Only the event is sent: after a real uninstall the bot token is revoked, and a
+    single-workspace app starts again only with a new one."""
+    assert {i.name for i in starts_work()} >= WHOLE_WORKSPACE
+    stage = process_stage("uninstall")
+    stage.stop_app()
+    stage.freeze_at = FREEZE
+    stage.start_app()
+    baseline = carried_out(stage)
+    assert answered(stage.slack.event({"type": "app_uninstalled", "event_ts": "1700000000.1"}))
+    poll(lambda: f"work frozen at {FREEZE}" in stage.log_text(), timeout=SETTLE_TIMEOUT_S)
+    assert carried_out(stage, baseline).get("uninstalled", 0) == 0
+    stage.kill_app()
+    stage.freeze_at = None
+    stage.start_app()
+    said = "the app was uninstalled from workspace"
+    poll(lambda: said in stage.log_text(), timeout=SETTLE_TIMEOUT_S)
+    wait_quiet(lambda: stage.log_text().count(said), settle_s=2.0, timeout=30)
+    assert carried_out(stage, baseline).get("uninstalled") == 1
+    assert stage.log_text().count(said) == 1
