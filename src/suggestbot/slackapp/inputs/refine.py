@@ -103,11 +103,20 @@ def _check_instruction(given: Submission) -> Refusal | None:
     return Refusal(errors=lambda lang: field_errors.refine_empty(lang=lang))
 
 
-def _refine_submitted(deps: Deps, given: Submission) -> None:
+def usable_thread(deps: Deps, given: Submission) -> tuple[str, str] | None:
+    """The thread a modal was opened from (its metadata), if its submitter may use it."""
     channel = str(given.metadata.get("channel") or "")
     thread_ts = str(given.metadata.get("thread_ts") or "")
     if not access.may_use_thread(deps, person(given), channel=channel, thread_ts=thread_ts):
+        return None
+    return channel, thread_ts
+
+
+def _refine_submitted(deps: Deps, given: Submission) -> None:
+    thread = usable_thread(deps, given)
+    if thread is None:
         return
+    channel, thread_ts = thread
     refine.submit_modal(
         deps,
         team_id=given.team_id,

@@ -7,7 +7,7 @@ from suggestbot.flows import access, rename
 from suggestbot.flows.deps import Deps
 from suggestbot.slackapp.edge.answer import person
 from suggestbot.slackapp.edge.declaration import Action, Input, Press, Refusal, Submission, View
-from suggestbot.slackapp.inputs.refine import connect_first
+from suggestbot.slackapp.inputs.refine import connect_first, usable_thread
 from suggestbot.ui import field_errors
 from suggestbot.ui.blocks import ids
 
@@ -42,10 +42,10 @@ def _check(given: Submission) -> Refusal | None:
 
 
 def _renamed(deps: Deps, given: Submission) -> None:
-    channel = str(given.metadata.get("channel") or "")
-    thread_ts = str(given.metadata.get("thread_ts") or "")
-    if not access.may_use_thread(deps, person(given), channel=channel, thread_ts=thread_ts):
+    thread = usable_thread(deps, given)
+    if thread is None:
         return
+    channel, thread_ts = thread
     rename.finish(
         deps,
         team_id=given.team_id,
