@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
-from suggestbot.slackapp import manifest
-from suggestbot.slackapp.listeners.commands.suggest import COMMAND
+from suggestbot.slackapp import inputs, manifest
+from suggestbot.slackapp.edge.declaration import Event, Function, Shortcut
+from suggestbot.slackapp.inputs.help import COMMAND
 from suggestbot.ui.blocks import ids
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,14 +49,18 @@ def _web_api_methods() -> set[str]:
     return called
 
 
+def _declared() -> list[Any]:
+    """What the app takes, in both install modes (the declarations are only read here)."""
+    many = inputs.many_workspaces(installations=None, contents=None)  # type: ignore[arg-type]
+    return [*inputs.one_workspace(), *many]
+
+
 def _event_types() -> set[str]:
-    pattern = re.compile(r"app\.event\(\s*[\"']([a-z_]+)[\"']")
-    return {m for p in _python_files() for m in pattern.findall(p.read_text(encoding="utf-8"))}
+    return {i.matches.event_type for i in _declared() if isinstance(i.matches, Event)}
 
 
 def _shortcuts() -> set[str]:
-    pattern = re.compile(r"app\.shortcut\(\s*(?:ids\.)?([A-Za-z_\"']+)")
-    return {m for p in _python_files() for m in pattern.findall(p.read_text(encoding="utf-8"))}
+    return {i.matches.callback_id for i in _declared() if isinstance(i.matches, Shortcut)}
 
 
 def _manifest() -> dict:
@@ -115,7 +121,7 @@ def test_the_message_shortcuts_and_the_composer_are_declared() -> None:
     }
     assert declared == manifest.MESSAGE_SHORTCUTS
     # The listener registers each shortcut by the constant the manifest module names.
-    assert _shortcuts() == {"SHORTCUT_BRIEF"}
+    assert _shortcuts() == {ids.SHORTCUT_BRIEF}
     assert ids.SHORTCUT_BRIEF in manifest.MESSAGE_SHORTCUTS
     assert ("agent_view" in doc["features"]) is manifest.AGENT_VIEW
     assert doc["features"]["app_home"]["messages_tab_enabled"] is True
@@ -130,19 +136,14 @@ def test_the_status_line_and_the_prompts_have_their_scopes() -> None:
 
 
 def _functions_in_code() -> set[str]:
-    pattern = re.compile(r"app\.function\(\s*([A-Za-z_.]+)")
-    found = set()
-    for path in _python_files():
-        for name in pattern.findall(path.read_text(encoding="utf-8")):
-            found.add(name)
-    return found
+    return {i.matches.callback_id for i in _declared() if isinstance(i.matches, Function)}
 
 
 def test_the_workflow_step_is_declared_with_its_inputs_and_outputs() -> None:
     from suggestbot.flows import workflow_step
 
     doc = _manifest()
-    assert _functions_in_code() == {"workflow_step.CALLBACK_ID"}
+    assert _functions_in_code() == {workflow_step.CALLBACK_ID}
     assert set(doc["functions"]) == set(manifest.FUNCTIONS) == {workflow_step.CALLBACK_ID}
     for callback_id, spec in manifest.FUNCTIONS.items():
         declared = doc["functions"][callback_id]

@@ -1,6 +1,6 @@
-"""The one ack-then-work helper (``listeners/ack.py``), through a Bolt app served on loopback
-and driven by the Slack emulator: the press is acked, its work runs with the press, and work
-that fails is told to the person with the reference of its log line."""
+"""Ack then work (``slackapp/edge/take.py`` and ``background.py``), through a Bolt app served
+on loopback and driven by the Slack emulator: the press is acked, its work runs with the press,
+and work that fails is told to the person with the reference of its log line."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from slack_sdk import WebClient
 
 from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.flows.deps import Deps
-from suggestbot.slackapp.listeners.ack import on_button
+from suggestbot.slackapp.edge import take
+from suggestbot.slackapp.edge.declaration import Action, Input, Press
+from suggestbot.slackapp.edge.inputs import Inputs
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import MemoryStore, TokenVault, generate_key
 from suggestbot.store.records import Records
@@ -42,15 +44,15 @@ class Pressed:
     done: threading.Event = field(default_factory=threading.Event)
 
 
-def _work(world: Pressed) -> Callable[[Deps, dict[str, Any]], None]:
-    def work(deps: Deps, body: dict[str, Any]) -> None:
-        world.seen.append((action_value(body), button_place(body).channel))
+def _work(world: Pressed) -> Callable[[Deps, Press], None]:
+    def work(deps: Deps, press: Press) -> None:
+        world.seen.append((action_value(press.body), button_place(press.body).channel))
         world.done.set()
 
     return work
 
 
-def _fail(deps: Deps, body: dict[str, Any]) -> None:
+def _fail(deps: Deps, press: Press) -> None:
     raise RuntimeError("the flow broke")
 
 
@@ -74,9 +76,12 @@ def pressed() -> Iterator[Pressed]:
                 emu, app_url=f"{server.url}/slack/events", signing_secret=SIGNING_SECRET
             )
             world = Pressed(emu, driver, alice, channel)
-            on_button(app, deps=deps, action="do_it", work=_work(world))
-            on_button(app, deps=deps, action=re.compile(r"^break\.\d+$"), work=_fail)
-            on_button(app, deps=deps, action=re.compile(r"^gone\.\w+$"), work=_on_gone)
+            declared = [
+                Input("do_it", Action("do_it"), run=_work(world)),
+                Input("break", Action(re.compile(r"^break\.\d+$")), run=_fail),
+                Input("gone", Action(re.compile(r"^gone\.\w+$")), run=_on_gone),
+            ]
+            take.register(app, deps, Inputs(declared))
             client.chat_postMessage(
                 channel=channel,
                 text="two buttons",
@@ -99,8 +104,9 @@ def pressed() -> Iterator[Pressed]:
                 driver.close()
 
 
-def _on_gone(deps: Deps, body: dict[str, Any]) -> None:
+def _on_gone(deps: Deps, press: Press) -> None:
     """Act on something deleted (or closed) in Slack meanwhile, as Slack answers it."""
+    body = press.body
     channel = str(button_place(body).channel)
     what = action_value(body)
     if what == "view":
@@ -146,7 +152,7 @@ def test_failed_work_is_told_with_the_reference_of_its_log_line(
     pressed: Pressed, caplog: pytest.LogCaptureFixture
 ) -> None:
     [message] = pressed.emu.messages(pressed.channel)
-    with caplog.at_level(logging.ERROR, logger="suggestbot.slackapp.listeners.ack"):
+    with caplog.at_level(logging.ERROR, logger="suggestbot.slackapp.edge.background"):
         answer = pressed.driver.press_button(message, "Break", user_id=pressed.alice)
         assert answer.acked_in_time and answer.status == 200
         _wait(lambda: bool(pressed.emu.ephemerals(pressed.alice)))

@@ -12,7 +12,9 @@ from suggestbot.flows import digests
 from suggestbot.flows import interactions as current
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.inspiration import Pair
-from suggestbot.slackapp.listeners import interactions
+from suggestbot.slackapp.edge import record as interactions
+from suggestbot.slackapp.edge.declaration import Event, Happening, Input, Submission, View
+from suggestbot.slackapp.edge.inputs import Inputs
 from suggestbot.store import DeliveryLog, MemoryStore, TokenVault, generate_key
 from suggestbot.store.records import Records
 
@@ -38,30 +40,40 @@ def submission(token: str) -> dict[str, Any]:
     }
 
 
-def record(deps: Deps, body: dict[str, Any]) -> str:
-    sealed = interactions.seal(deps, body, bot_user_id="UBOT")
-    assert sealed is not None and deps.deliveries is not None
+def view_input(run: Any) -> Inputs:
+    return Inputs([Input("test_view", View(VIEW), run=run)])
+
+
+def record(deps: Deps, body: dict[str, Any], inputs: Inputs) -> str:
+    declared = inputs.find(body, bot_user_id="UBOT")
+    assert declared is not None
+    given = declared.parse(body, "UBOT")
+    assert isinstance(given, Submission | Happening)
+    sealed = interactions.seal(deps, declared, given)
+    assert deps.deliveries is not None
     key = f"view_submission:{body['trigger_id']}"
     assert deps.deliveries.first_time(key, pending=sealed)
     return key
 
 
 def test_kept_sealed_and_carried_out_once_without_its_trigger() -> None:
-    seen: list[tuple[dict[str, Any], str | None]] = []
-    interactions.on_view(VIEW, lambda deps, body: seen.append((body, current.current())))
+    seen: list[tuple[Submission, str | None]] = []
+    inputs = view_input(lambda deps, given: seen.append((given, current.current())))
     deps = deps_with(TokenVault([generate_key()]))
     body = submission("sbx_ut_secret-token-123")
-    key = record(deps, body)
+    key = record(deps, body, inputs)
     assert deps.deliveries is not None
     [(_, sealed)] = deps.deliveries.unfinished()
     assert "sbx_ut_secret" not in sealed and "U0ALICE" not in sealed
 
-    assert interactions.replay_unfinished(deps) == 1
+    assert interactions.replay_unfinished(deps, inputs) == 1
     [(replayed, serving)] = seen
-    assert replayed == {k: v for k, v in body.items() if k != "trigger_id"}
+    assert replayed.body == {k: v for k, v in body.items() if k != "trigger_id"}
+    assert replayed.trigger_id is None and replayed.user_id == "U0ALICE"
+    assert replayed.values == {"t": "sbx_ut_secret-token-123"}
     assert serving == key  # records it creates take their ids from it
     assert deps.deliveries.unfinished() == []
-    assert interactions.replay_unfinished(deps) == 0 and len(seen) == 1
+    assert interactions.replay_unfinished(deps, inputs) == 0 and len(seen) == 1
 
 
 def test_ids_derived_in_one_interaction_are_stable_and_differ_between_them() -> None:
@@ -78,17 +90,17 @@ def test_ids_derived_in_one_interaction_are_stable_and_differ_between_them() -> 
 def test_work_that_kills_the_process_every_time_is_given_up() -> None:
     tries: list[int] = []
 
-    def dies(deps: Deps, body: dict[str, Any]) -> None:
+    def dies(deps: Deps, given: Submission) -> None:
         tries.append(1)
         raise Killed
 
-    interactions.on_view(VIEW, dies)
+    inputs = view_input(dies)
     deps = deps_with(TokenVault([generate_key()]))
-    record(deps, submission("x"))
+    record(deps, submission("x"), inputs)
     for _ in range(interactions.MAX_ATTEMPTS):
         with pytest.raises(Killed):
-            interactions.replay_unfinished(deps)
-    assert interactions.replay_unfinished(deps) == 0
+            interactions.replay_unfinished(deps, inputs)
+    assert interactions.replay_unfinished(deps, inputs) == 0
     assert len(tries) == interactions.MAX_ATTEMPTS
     assert deps.deliveries is not None and deps.deliveries.unfinished() == []
 
@@ -96,26 +108,42 @@ def test_work_that_kills_the_process_every_time_is_given_up() -> None:
 def test_a_record_no_key_can_open_is_dropped_and_named_without_its_trigger(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    interactions.on_view(VIEW, lambda deps, body: pytest.fail("must not run"))
+    inputs = view_input(lambda deps, given: pytest.fail("must not run"))
     deps = deps_with(TokenVault([generate_key()]))
-    record(deps, submission("x"))
+    record(deps, submission("x"), inputs)
     deps.vault = TokenVault([generate_key()])  # the old key is gone
-    assert interactions.replay_unfinished(deps) == 0
+    assert interactions.replay_unfinished(deps, inputs) == 0
     assert deps.deliveries is not None and deps.deliveries.unfinished() == []
     assert "view_submission" in caplog.text and "1234.5678" not in caplog.text
 
 
-def test_deliveries_that_start_no_registered_work_are_not_kept() -> None:
+def test_a_recorded_input_is_its_typed_value_by_name() -> None:
+    inputs = view_input(lambda deps, given: None)
     deps = deps_with(TokenVault([generate_key()]))
-    command = {"command": "/suggest", "trigger_id": "1.2.3", "text": "help"}
-    assert interactions.seal(deps, command, bot_user_id="UBOT") is None
+    declared = inputs.find(submission("x"), bot_user_id="UBOT")
+    assert declared is not None
+    given = declared.parse(submission("x"), "UBOT")
+    assert isinstance(given, Submission)
+    kept = json.loads(deps.vault.unseal(interactions.seal(deps, declared, given)))
+    assert kept["input"] == "test_view" and kept["given"]["values"] == {"t": "x"}
+    assert "trigger_id" not in kept["given"] and "trigger_id" not in kept["given"]["body"]
     other_view = {"type": "view_submission", "view": {"callback_id": "nobody_listens"}}
-    assert interactions.seal(deps, other_view, bot_user_id="UBOT") is None
-    not_a_reply = {"type": "event_callback", "event": {"type": "message", "text": "hi"}}
-    assert interactions.seal(deps, not_a_reply, bot_user_id="UBOT") is None
-    kept = interactions.seal(deps, submission("x"), bot_user_id="UBOT")
-    assert kept is not None
-    assert json.loads(deps.vault.unseal(kept))["kind"] == f"view:{VIEW}"
+    assert inputs.find(other_view, bot_user_id="UBOT") is None
+
+
+def test_a_delivery_recorded_whole_by_an_earlier_release_is_carried_out() -> None:
+    """Releases before declared inputs kept the whole delivery: after an upgrade, what one
+    left unfinished is found in the table and carried out all the same."""
+    seen: list[Submission] = []
+    inputs = view_input(lambda deps, given: seen.append(given))
+    deps = deps_with(TokenVault([generate_key()]))
+    body = submission("x")
+    old = {"kind": f"view:{VIEW}", "body": body, "team": "T1", "bot": "UBOT"}
+    assert deps.deliveries is not None
+    assert deps.deliveries.first_time("view_submission:1", pending=deps.vault.seal(json.dumps(old)))
+    assert interactions.replay_unfinished(deps, inputs) == 1
+    [given] = seen
+    assert given.values == {"t": "x"} and given.trigger_id is None
 
 
 def test_a_digest_added_again_by_the_same_submission_is_the_same_digest() -> None:
@@ -146,8 +174,8 @@ def test_a_digest_added_again_by_the_same_submission_is_the_same_digest() -> Non
 
 
 def test_a_workflow_step_event_is_kept_sealed_and_carried_out_after_a_crash() -> None:
-    seen: list[dict[str, Any]] = []
-    interactions.on_event("test_step_executed", lambda deps, body: seen.append(body))
+    seen: list[Happening] = []
+    inputs = Inputs([Input("step", Event("test_step_executed"), run=lambda d, g: seen.append(g))])
     deps = deps_with(TokenVault([generate_key()]))
     body = {
         "type": "event_callback",
@@ -160,11 +188,15 @@ def test_a_workflow_step_event_is_kept_sealed_and_carried_out_after_a_crash() ->
             "inputs": {"brief": "Spring"},
         },
     }
-    assert interactions.kind_of(body, bot_user_id="UBOT") == "event:test_step_executed"
+    declared = inputs.find(body, bot_user_id="UBOT")
+    assert declared is not None and declared.name == "step"
     other = {**body, "event": {"type": "reaction_added"}}
-    assert interactions.kind_of(other, bot_user_id="UBOT") is None
-    sealed = interactions.seal(deps, body, bot_user_id="UBOT")
-    assert sealed is not None and "xwfp-step-token-secret" not in sealed
+    assert inputs.find(other, bot_user_id="UBOT") is None
+    given = declared.parse(body, "UBOT")
+    assert isinstance(given, Happening)
+    sealed = interactions.seal(deps, declared, given)
+    assert "xwfp-step-token-secret" not in sealed
     assert deps.deliveries is not None and deps.deliveries.first_time("event:Ev1", pending=sealed)
-    assert interactions.replay_unfinished(deps) == 1
-    assert seen == [body]
+    assert interactions.replay_unfinished(deps, inputs) == 1
+    [replayed] = seen
+    assert replayed.event == body["event"] and replayed.team_id == "T1"

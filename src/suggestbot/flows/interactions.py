@@ -1,7 +1,7 @@
 """Which recorded Slack interaction the current work carries out, if any.
 
 An interaction that starts work is recorded before the ack and carried out again at the next
-start when the process died before finishing it (see ``slackapp.listeners.interactions``). A
+start when the process died before finishing it (see ``slackapp.edge.record``). A
 flow that creates a record for it takes the record's id from :func:`derived_id`: the replay
 then finds the record the first attempt already wrote instead of creating a second one.
 """

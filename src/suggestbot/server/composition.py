@@ -37,8 +37,8 @@ from suggestbot.server.builtin_sandbox import EmbeddedSandbox
 from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.server.readiness import Readiness
 from suggestbot.server.slack_retries import CountedRateLimitRetryHandler
-from suggestbot.slackapp.app import build_app
-from suggestbot.slackapp.listeners.interactions import carry_out_claimed, replay_unfinished
+from suggestbot.slackapp.app import build_app, inputs_of
+from suggestbot.slackapp.edge.record import carry_out_claimed, replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
 from suggestbot.slackapp.tenancy import Tenancy
 from suggestbot.store import DeliveryLog, TokenVault, open_app_store
@@ -193,9 +193,11 @@ class Runtime:
             self.deps.crash_point = crash_point
         self.timers.deps = self.deps
         self.deliveries.lease_s = lease_period(self.deps)
-        # Lapsed holds of recorded interactions are carried out here, by the Slack edge.
+        # Lapsed holds of recorded inputs are carried out here, by the Slack edge, from the
+        # same table of inputs the app takes them with.
+        self.inputs = inputs_of(self.tenancy)
         self.interaction_claims = InteractionClaims(
-            self.deliveries, carry_out=functools.partial(carry_out_claimed, self.deps)
+            self.deliveries, carry_out=functools.partial(carry_out_claimed, self.deps, self.inputs)
         )
         signing = settings.slack_signing_secret
         self.app: App = build_app(
@@ -203,6 +205,7 @@ class Runtime:
             client=self.slack,
             signing_secret=signing.get_secret_value() if signing else None,
             tenancy=self.tenancy,
+            inputs=self.inputs,
         )
         self.keys = KeyHealth(store=self.store, vault=self.vault)
         self._health = Health(
@@ -260,7 +263,7 @@ class Runtime:
         )
         resume_all(self.deps)
         # After the requests: a replayed interaction finds the requests it already created.
-        replay_unfinished(self.deps)
+        replay_unfinished(self.deps, self.inputs)
         self.interaction_claims.schedule(self.scheduler)
         digest_wave.schedule(self.scheduler, self.deps)
         status_renewal.schedule(self.scheduler, self.deps)

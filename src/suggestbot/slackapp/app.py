@@ -10,7 +10,9 @@ from slack_sdk import WebClient
 
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import ContextExecutor
-from suggestbot.slackapp.listeners import register_all, register_one_workspace
+from suggestbot.slackapp import inputs as declared
+from suggestbot.slackapp.edge import take
+from suggestbot.slackapp.edge.inputs import Inputs
 
 if TYPE_CHECKING:
     from suggestbot.slackapp.tenancy import Tenancy
@@ -27,6 +29,7 @@ def build_app(
     client: WebClient,
     signing_secret: str | None,
     tenancy: Tenancy | None = None,
+    inputs: Inputs | None = None,
 ) -> App:
     """The Bolt app: for one workspace, or for every workspace that installs it (``tenancy``).
 
@@ -35,13 +38,15 @@ def build_app(
         client: the ``WebClient`` with the bot token and Slack's API address.
         signing_secret: checks that HTTP requests come from Slack; None in Socket Mode.
         tenancy: a multi-workspace (OAuth) install's flow, authorization and listeners.
+        inputs: what the app takes (:func:`inputs_of` by default); the same table carries
+            recorded inputs out after a crash.
     """
     app = App(
         client=client,
         signing_secret=signing_secret,
         request_verification_enabled=signing_secret is not None,
         # A listener runs in the request's thread and its answer leaves when it returns. Every
-        # listener acks and hands its work over (``listeners.ack.in_background``), so it
+        # listener acks and hands its work over (``edge.background``), so it
         # returns at once: the ack costs no hand-off to another thread, and no wait for Bolt
         # to notice it (with False, Bolt looks for the ack every 10 ms).
         process_before_response=True,
@@ -54,12 +59,14 @@ def build_app(
     )
     app.error(keep_the_ack)
     if tenancy is not None:
-        tenancy.register(app, deps)
-    else:
-        # An OAuth install's own listeners handle uninstalls (and delete the installation).
-        register_one_workspace(app, deps)
-    register_all(app, deps)
+        tenancy.register(app)
+    take.register(app, deps, inputs if inputs is not None else inputs_of(tenancy))
     return app
+
+
+def inputs_of(tenancy: Tenancy | None) -> Inputs:
+    """Every input the app takes, for one workspace or, with ``tenancy``, for many."""
+    return tenancy.inputs() if tenancy is not None else declared.one_workspace()
 
 
 def keep_the_ack(error: Exception, request: BoltRequest) -> BoltResponse | None:

@@ -42,8 +42,10 @@ from suggestbot.installations.tokens import (
     TeamWebClient,
 )
 from suggestbot.logs import register_secret
+from suggestbot.slackapp import inputs
+from suggestbot.slackapp.edge import workspace_scope
+from suggestbot.slackapp.edge.inputs import Inputs
 from suggestbot.slackapp.http import INSTALL_PATH, REDIRECT_PATH
-from suggestbot.slackapp.listeners import register_many_workspaces
 from suggestbot.slackapp.manifest import BOT_SCOPES
 from suggestbot.store import Store, TokenVault
 
@@ -168,10 +170,14 @@ class Tenancy:
             "authorize": authorize,
         }
 
-    def register(self, app: App, deps: Deps) -> None:
-        register_many_workspaces(
-            app, deps, installations=self.installations, contents=self.contents
-        )
+    def register(self, app: App) -> None:
+        """Before every other middleware: which workspace a request serves."""
+        workspace_scope.register(app)
+
+    def inputs(self) -> Inputs:
+        """Every input of this install: the shared ones, uninstalls and revoked tokens, and
+        the admins' service credentials."""
+        return inputs.many_workspaces(installations=self.installations, contents=self.contents)
 
     def home_extras(self, deps: Deps) -> Callable[[str, str, str], list[dict[str, Any]]]:
         """The App Home hook: workspace settings for admins."""
