@@ -59,3 +59,17 @@ def test_forget_drops_quiet_channels() -> None:
     clock.now += 120
     pacer.forget(older_than_s=60)
     assert pacer.wait("C1") == 0.0
+
+
+def test_channels_not_posted_to_for_a_minute_are_forgotten() -> None:
+    """A long-running app remembers only the channels it posted to lately, not every one."""
+    clock = FakeClock()
+    pacer = ChannelPacer(spacing_s=1.0, clock=clock, sleep=clock.sleep)
+    for n in range(500):
+        pacer.wait(f"C{n}")
+        pacer.posted(f"C{n}")
+    assert len(pacer) == 500
+    clock.now += 62  # a minute later, one post elsewhere
+    pacer.wait("C-new")
+    assert len(pacer) == 1
+    assert pacer.wait("C1") == 0.0  # a forgotten channel is posted to at once

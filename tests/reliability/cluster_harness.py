@@ -145,6 +145,9 @@ class ClusterStage(Stage):
         **options: Any,
     ) -> None:
         super().__init__(data_dir=data_dir, database_url=database_url, **options)
+        # Replicas killed at random while briefs pour into one channel: a test of exactly-once
+        # that needs unlimited calls (Slack's budget is tested in tests/slack and bench/).
+        self.emu.rationing.off()
         self.replica_count = replicas
         self.drain_s = drain_s
         self.event_retries = event_retries

@@ -18,6 +18,10 @@ from collections.abc import Callable
 # cover the two sides' timers; more would only add to every channel's queue (a channel's 20th
 # digest of a minute waits 19 spacings).
 POST_SPACING_S = 1.02
+# A channel whose next slot passed this long ago is forgotten (its slot is "now" either way),
+# looked for at most this often: the map holds only channels posted to in the last minute.
+FORGET_AFTER_S = 60.0
+FORGET_EVERY_S = 10.0
 
 
 class ChannelPacer:
@@ -39,11 +43,15 @@ class ChannelPacer:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._next: dict[str, float] = {}
+        self._forgot_at = clock()
 
     def wait(self, channel: str) -> float:
         """Block until ``channel`` may take a post; returns the seconds waited."""
         with self._lock:
             now = self._clock()
+            if now - self._forgot_at >= FORGET_EVERY_S:
+                self._forget(now - FORGET_AFTER_S)
+                self._forgot_at = now
             slot = max(now, self._next.get(channel, now))
             # Reserve the slot now; ``posted`` moves it to one spacing after the real answer.
             self._next[channel] = slot + self._spacing
@@ -60,9 +68,16 @@ class ChannelPacer:
     def forget(self, older_than_s: float = 60.0) -> None:
         """Drop channels not posted to recently (keeps the map small in a long-running app)."""
         with self._lock:
-            limit = self._clock() - older_than_s
-            for channel in [c for c, at in self._next.items() if at < limit]:
-                del self._next[channel]
+            self._forget(self._clock() - older_than_s)
+
+    def _forget(self, limit: float) -> None:
+        for channel in [c for c, at in self._next.items() if at < limit]:
+            del self._next[channel]
+
+    def __len__(self) -> int:
+        """Channels remembered (a slot not yet passed, or passed less than a minute ago)."""
+        with self._lock:
+            return len(self._next)
 
 
 # One per process: every flow that posts into channels shares it.

@@ -37,6 +37,11 @@ from suggestbot.server.builtin_sandbox import EmbeddedSandbox
 from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.server.readiness import Readiness
 from suggestbot.server.slack_retries import CountedRateLimitRetryHandler
+from suggestbot.slack import Outbound, SlackGate
+from suggestbot.slack.client import behind_gate
+from suggestbot.slack.coalesce import Coalescer
+from suggestbot.slack.gate import SharedPauses
+from suggestbot.slack.outbound import ROOT_SETTLE_S
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import carry_out_claimed, replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
@@ -161,6 +166,23 @@ class Runtime:
         # and to Slack from the pools and timers — waits for them, a bounded while at most.
         self.gate = PriorityGate()
         yield_before_calls(self.slack, gate=self.gate)
+        # Slack's budget: every Web API call of the app's client passes one gate.
+        shared = SharedPauses(Records(self.store).slack_pauses) if settings.database_url else None
+        self.slack_gate = SlackGate(
+            workspace=self.tenancy.budget_key if self.tenancy else lambda: None,
+            shares=lambda: self.timers.live_replicas,
+            shared=shared,
+        )
+        self.outbound: Outbound | None = None
+        if settings.suggestbot_slack_gate:
+            behind_gate(self.slack, self.slack_gate)
+            # Tests and the demo speed the service's clock up (poll_scale): a root's state
+            # must last as long in the service's time to be shown.
+            scale = min(1.0, poll_scale * settings.suggestbot_poll_scale)
+            self.outbound = Outbound(
+                gate=self.slack_gate,
+                roots=Coalescer(name="root-updates", settle_s=ROOT_SETTLE_S * scale),
+            )
         self.content.before_each_send(self.gate.yield_to_requests)
         self.scheduler = Scheduler()
         self.timers = SchedulerTimers(self.scheduler)
@@ -181,6 +203,7 @@ class Runtime:
             poll_scale=poll_scale * settings.suggestbot_poll_scale,
             background=self.background,
             deliveries=self.deliveries,
+            outbound=self.outbound,
         )
         if self.sandbox is not None:
             link = self.sandbox.user_token_for
@@ -280,6 +303,8 @@ class Runtime:
         self.interaction_claims.stop_claiming()
         self.app.listener_runner.listener_executor.shutdown(wait=True)
         self.background.shutdown(wait=True)
+        if self.outbound is not None:
+            self.outbound.stop()
         self.timers.stop(wait=True)
         self.scheduler.shutdown(wait=True)
         self.store.close()
@@ -298,6 +323,8 @@ class Runtime:
         self.timers.stop(wait=False)
         self.scheduler.shutdown(wait=False)
         self.background.shutdown(wait=False, cancel_futures=True)
+        if self.outbound is not None:
+            self.outbound.stop()
         self.store.close()
         self.content.close()
 
