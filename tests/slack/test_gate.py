@@ -16,7 +16,7 @@ from slack_sdk.web import SlackResponse
 
 from suggestbot.slack import Dropped, Priority, SlackGate, priority
 from suggestbot.slack.budget import WINDOW_S
-from suggestbot.slack.gate import DECORATION_WAIT_S
+from suggestbot.slack.gate import DECORATION_WAIT_S, Closed
 
 
 class Clock:
@@ -242,3 +242,40 @@ def test_a_modal_is_not_held_past_its_triggers_life() -> None:
         gate.send("views.open", None, ok)
     gate.send("views.open", None, ok)
     assert clock.slept <= 2.3
+
+
+def test_once_closed_a_call_that_would_wait_fails_at_once_and_one_that_may_go_goes() -> None:
+    """On SIGTERM a backlog of posts into one channel (one a second) must not hold the
+    shutdown: a post waiting for its second fails as Slack out of reach (its work is recorded
+    and resumed elsewhere), one into another channel still goes, decoration is dropped."""
+    frozen = Clock()  # time stands still: a waiting call waits until something else happens
+    gate = SlackGate(clock=frozen, wall_clock=frozen, sleep=lambda s: threading.Event().wait(0.01))
+    for _ in range(3):
+        gate.send("chat.postMessage", "C1", ok)  # the channel's burst is spent
+    outcome: list[BaseException | None] = []
+
+    def held() -> None:
+        try:
+            gate.send("chat.postMessage", "C1", ok)
+            outcome.append(None)
+        except BaseException as exc:  # the assertion below says what it was
+            outcome.append(exc)
+
+    waiting = threading.Thread(target=held)
+    waiting.start()
+    waiting.join(timeout=0.5)
+    assert waiting.is_alive() and outcome == []  # held for the channel's next second
+
+    gate.close()
+    waiting.join(timeout=5)
+    assert not waiting.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], Closed)
+    assert isinstance(outcome[0], OSError)  # flows take it as Slack out of reach
+    assert gate.send("chat.postMessage", "C2", ok) == {"ok": True}
+    with pytest.raises(Closed):
+        gate.send("chat.postMessage", "C1", ok)
+    with pytest.raises(Dropped), priority(Priority.DECORATION):
+        gate.send("chat.postMessage", "C1", ok)
+    for _ in range(100):
+        gate.send("views.open", None, ok)
+    assert gate.send("views.open", None, ok) == {"ok": True}  # its trigger cannot wait

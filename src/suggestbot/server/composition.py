@@ -291,7 +291,8 @@ class Runtime:
         return self
 
     def stop(self) -> None:
-        """Let work in flight finish, then close the store and clients.
+        """Let work in flight finish (what Slack's budget lets go now), then close the store
+        and clients.
 
         Call it once no new Slack requests arrive (the HTTP server or socket is closed). In
         order: no more recorded interactions are claimed from other replicas (the holds of
@@ -301,6 +302,10 @@ class Runtime:
         resumed by the next start.
         """
         self.interaction_claims.stop_claiming()
+        # Nothing waits for Slack's budget any more: a call that would (a backlog of posts
+        # into one channel goes at one a second) fails as if Slack were out of reach, and its
+        # work, recorded, is taken up by the next start or another replica.
+        self.slack_gate.close()
         self.app.listener_runner.listener_executor.shutdown(wait=True)
         self.background.shutdown(wait=True)
         if self.outbound is not None:
@@ -320,6 +325,7 @@ class Runtime:
         """Drop everything at once, as a killed process would: no timer runs again, queued work
         is discarded, nothing more is written (tests of crash recovery use this)."""
         self.deps.crash_point = _dead
+        self.slack_gate.close()
         self.timers.stop(wait=False)
         self.scheduler.shutdown(wait=False)
         self.background.shutdown(wait=False, cancel_futures=True)

@@ -112,6 +112,17 @@ class Dropped(Exception):
         self.retry_in = retry_in  # when the budget should allow it again, if known
 
 
+class Closed(ConnectionError):
+    """The process is stopping and the call would have had to wait for Slack's budget: it is
+    not sent. A ``ConnectionError`` (an ``OSError``), so every flow treats it as Slack being
+    out of reach from here: the work stays recorded and is taken up again by the next start
+    or by another replica, instead of holding the shutdown for as long as the budget says."""
+
+    def __init__(self, method: str) -> None:
+        super().__init__(f"{method} not sent: the app is stopping")
+        self.method = method
+
+
 class SharedPauses:
     """Slack's 429s written to the store, so every replica waits them out.
 
@@ -192,10 +203,18 @@ class SlackGate:
         self.budget = Budget(clock=clock, shares=shares)
         self._pruned_at = clock()
         self._drops: dict[str, tuple[float, int]] = {}  # workspace -> (warned at, dropped since)
+        self._closed = threading.Event()
         for tier in TIER_NAMES:
             metrics.SLACK_BUDGET_LEFT.labels(tier=tier).set_function(
                 functools.partial(self.left, tier)
             )
+
+    def close(self) -> None:
+        """The process is stopping: from now on no call waits for Slack's budget. One that
+        may go at once still goes (work in flight finishes when Slack allows it now); one
+        that would wait, or is waiting, raises :class:`Closed` (decoration: :class:`Dropped`).
+        A modal's call still goes at once: its trigger would not outlive a wait."""
+        self._closed.set()
 
     def left(self, tier: str) -> float:
         with self._lock:
@@ -207,6 +226,7 @@ class SlackGate:
 
         Raises:
             Dropped: decoration that could not go in time.
+            Closed: the process is stopping and the call would have had to wait.
             SlackApiError: Slack's answer, a 429 included once the tries are spent.
         """
         level = priority_of(method)
@@ -254,9 +274,15 @@ class SlackGate:
                         workspace, method, channel, urgent=urgent, now=now, reserve=_RESERVES[level]
                     )
                     trigger_ends = method in TRIGGER_METHODS and now - start + wait > TRIGGER_WAIT_S
-                    if wait <= EPSILON or (urgent and trigger_ends):
+                    closed = self._closed.is_set()
+                    trigger = method in TRIGGER_METHODS and (trigger_ends or closed)
+                    if wait <= EPSILON or (urgent and trigger):
                         self.budget.take(workspace, method, channel, now)
                         break
+                    if closed:
+                        if not urgent:
+                            raise Dropped(method, wait)
+                        raise Closed(method)
                     if not urgent and now - start + wait > self._decoration_wait_s:
                         self._dropped(workspace, method, now)
                         raise Dropped(method, wait)
