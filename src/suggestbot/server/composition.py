@@ -42,6 +42,7 @@ from suggestbot.slack.client import behind_gate
 from suggestbot.slack.coalesce import Coalescer
 from suggestbot.slack.gate import SharedPauses
 from suggestbot.slack.outbound import ROOT_SETTLE_S
+from suggestbot.slack.shared_posts import SharedPosts
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackapp.listeners.interactions import carry_out_claimed, replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
@@ -167,11 +168,14 @@ class Runtime:
         self.gate = PriorityGate()
         yield_before_calls(self.slack, gate=self.gate)
         # Slack's budget: every Web API call of the app's client passes one gate.
-        shared = SharedPauses(Records(self.store).slack_pauses) if settings.database_url else None
+        # With replicas (a database) they share its 429 pauses and each channel's post slots.
+        records = Records(self.store)
+        replicated = bool(settings.database_url)
         self.slack_gate = SlackGate(
             workspace=self.tenancy.budget_key if self.tenancy else lambda: None,
             shares=lambda: self.timers.live_replicas,
-            shared=shared,
+            shared=SharedPauses(records.slack_pauses) if replicated else None,
+            posts=SharedPosts(records.slack_post_slots) if replicated else None,
         )
         self.outbound: Outbound | None = None
         if settings.suggestbot_slack_gate:

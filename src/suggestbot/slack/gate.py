@@ -33,6 +33,7 @@ from slack_sdk.errors import SlackApiError
 
 from suggestbot import metrics
 from suggestbot.slack.budget import EPSILON, PROGRESS_RESERVE_SHARE, RESERVE_SHARE, Budget
+from suggestbot.slack.shared_posts import SharedPosts
 from suggestbot.slack.tiers import POSTING_METHODS, TIER_NAMES, method_label
 from suggestbot.store.marks import SlackPause
 from suggestbot.store.records import Table
@@ -177,6 +178,8 @@ class SlackGate:
             install); None for a single-workspace install.
         shares: how many replicas share the budget (their heartbeats); 1 on SQLite.
         shared: the store's pauses, with several replicas.
+        posts: each channel's post slots in the store, with several replicas (their posts
+            into one channel keep to one a second together).
         clock, wall_clock, sleep: monotonic seconds, epoch seconds and waiting (tests pass
             their own).
         decoration_wait_s: the longest decoration waits before it is dropped.
@@ -188,6 +191,7 @@ class SlackGate:
         workspace: Callable[[], str | None] = lambda: None,
         shares: Callable[[], int] = lambda: 1,
         shared: SharedPauses | None = None,
+        posts: SharedPosts | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
@@ -195,6 +199,7 @@ class SlackGate:
     ) -> None:
         self._workspace = workspace
         self._shared = shared
+        self._posts = posts
         self._clock = clock
         self._wall = wall_clock
         self._sleep = sleep
@@ -290,11 +295,20 @@ class SlackGate:
                         self.budget.urgent_waiting(workspace, method, +1)
                         waiting = True
                 self._sleep(min(max(wait, 0.001), MAX_NAP_S))
+            if channel and method in POSTING_METHODS and self._posts is not None:
+                self._wait_for_slot(self._posts.reserve(workspace, channel), method, urgent)
         finally:
             if waiting:
                 with self._lock:
                     self.budget.urgent_waiting(workspace, method, -1)
         metrics.SLACK_QUEUED_SECONDS.labels(priority=level.value).observe(self._clock() - start)
+
+    def _wait_for_slot(self, at: float, method: str, urgent: bool) -> None:
+        """Wait until ``at`` (epoch), the channel's post slot the replicas handed this call."""
+        while (left := at - self._wall()) > EPSILON:
+            if self._closed.is_set():
+                raise Closed(method) if urgent else Dropped(method, left)
+            self._sleep(min(left, MAX_NAP_S))
 
     def _sync_shared(self, workspace: str, method: str) -> None:
         if self._shared is None:

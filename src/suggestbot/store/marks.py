@@ -89,3 +89,11 @@ class HomeSeen(BaseModel):
     not published again on every change. Keyed ``"{team}:{user}"``."""
 
     at: float
+
+
+class PostSlot(BaseModel):
+    """A channel's one post a second, shared by the replicas: when the channel's next post
+    would be due if posts went one a second back to back (epoch seconds; a burst may go
+    ahead of it). Keyed ``"{workspace}|{channel}"``; forgotten once it is in the past."""
+
+    next: float
