@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from reliability_harness import (
     StageFactory,
     result_problems,
@@ -27,6 +28,9 @@ TAG = re.compile(r"\[s\d{2}\]")
 # Two posts a brief (root, variant) into one channel: about 50 s of posts at one a second.
 BRIEFS = 25
 RESULT_TIMEOUT_S = 180.0
+
+# Two app starts and a minute of posts at one a second: more than the suite's default limit.
+pytestmark = pytest.mark.timeout(400)
 
 
 def test_sigterm_with_a_backlog_of_posts_exits_cleanly_and_loses_nothing(
