@@ -109,6 +109,11 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         to_variant(suggestion, total=len(suggestions), urls=urls, request_id=req.id)
         for suggestion in suggestions
     ]
+    if deps.outbound is not None and req.post_channel_id and req.root_ts:
+        # The root's progress still pending is dropped, and one being shown is waited for:
+        # shown after the results it would set the thread's status line again, which Slack
+        # cleared when the results were posted ("sending…" under the variants).
+        deps.outbound.roots.now((req.post_channel_id, req.root_ts), lambda: None)
     if len(variants) > 1:
         gallery = build_gallery(lang=req.posts_lang, variants=variants, request_id=req.id)
         _post_message_once(deps, req, gallery, part=GALLERY, channel=channel, thread_ts=thread_ts)
