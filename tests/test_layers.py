@@ -58,6 +58,7 @@ RANKS = (
     ("suggestbot.contentapi", 1),
     ("suggestbot.store", 1),
     ("suggestbot.installations", 2),
+    ("suggestbot.slack", 2),
     ("suggestbot.ui", 3),
     ("suggestbot.flows", 4),
     ("suggestbot.jobs", 5),
@@ -138,6 +139,10 @@ def _violations(graph: dict[str, set[str]]) -> list[str]:
             above = any(_within(target, p) for p in ABOVE_INSTALLATIONS)
             if _within(source, "suggestbot.installations") and above:
                 found.append(f"installations is below the flows: {source} -> {target}")
+            if _within(source, "suggestbot.slack") and project:
+                below = any(_within(target, p) for p in ("suggestbot.slack", "suggestbot.store"))
+                if not below:
+                    found.append(f"slack is below the flows: {source} -> {target}")
             if _within(source, "suggestbot.sandbox") and _within(target, "suggestbot.contentapi"):
                 found.append(f"sandbox never imports contentapi: {source} -> {target}")
             in_standins = any(_within(source, s) for s in STANDINS)
@@ -159,6 +164,7 @@ RULES = [
     "suggestbot.jobs never imports slackapp",
     "suggestbot.installations never imports slackapp",
     "installations is below the flows",
+    "slack is below the flows",
     "sandbox never imports contentapi",
     "the product never imports a stand-in",
     "the stand-ins never import the product",
@@ -188,14 +194,17 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.contentapi.x": {"suggestbot.config"},
         "suggestbot.sandbox.x": {"suggestbot.contentapi.models"},
         "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
+        "suggestbot.slack.x": {"suggestbot.flows.deps", "suggestbot.installations.scope"},
     }
     assert _violations({**import_graph(), **forbidden}) != []
-    assert len(_violations(forbidden)) == 13
+    assert len(_violations(forbidden)) == 15
     allowed = {
         "suggestbot.ui.x": {"suggestbot.store.records", "slack_sdk.models.blocks"},
         "suggestbot.server.builtin_sandbox": {"suggestbot.sandbox.server"},
         "suggestbot.demo.stage": {"suggestbot.slackemu", "suggestbot.server.composition"},
         "suggestbot.store.x": {"suggestbot.logs"},
+        "suggestbot.slack.x": {"suggestbot.store.records", "suggestbot.metrics", "slack_sdk"},
+        "suggestbot.flows.x": {"suggestbot.slack.gate"},
     }
     assert _violations(allowed) == []
 

@@ -7,6 +7,8 @@ from slack_sdk import WebClient
 
 from suggestbot import metrics
 from suggestbot.server.composition import slack_retry_handlers
+from suggestbot.slack import SlackGate
+from suggestbot.slack.client import behind_gate
 from suggestbot.slackemu import SlackEmulator
 
 
@@ -64,6 +66,42 @@ def test_slack_429s_are_counted_and_still_ridden_out() -> None:
         assert _value("suggestbot_slack_rate_limited_total") == before + 2
 
 
+def test_the_gate_counts_calls_by_method_and_outcome_and_the_time_they_queued() -> None:
+    """Over loopback against the rationing emulator: posts beyond the channel's burst wait
+    (queued time counted as urgent), a 429 is counted once and paused, never per caller."""
+    with SlackEmulator() as emu:
+        channel = emu.add_channel("general")
+        emu.invite_bot(channel)
+        gate = SlackGate()
+        client = behind_gate(
+            WebClient(
+                token=emu.bot_token, base_url=emu.api_url, retry_handlers=slack_retry_handlers()
+            ),
+            gate,
+        )
+        ok = _value("suggestbot_slack_calls_total", method="chat.postMessage", outcome="ok")
+        limited = _value(
+            "suggestbot_slack_calls_total", method="chat.postMessage", outcome="rate_limited"
+        )
+        queued = _value("suggestbot_slack_queued_seconds_count", priority="urgent")
+        emu.faults.rate_limit("chat.postMessage", retry_after=1, times=1)
+        for n in range(5):
+            assert client.chat_postMessage(channel=channel, text=f"post {n}")["ok"]
+        assert (
+            _value("suggestbot_slack_calls_total", method="chat.postMessage", outcome="ok")
+            == ok + 5
+        )
+        assert (
+            _value(
+                "suggestbot_slack_calls_total", method="chat.postMessage", outcome="rate_limited"
+            )
+            == limited + 1
+        )
+        assert _value("suggestbot_slack_queued_seconds_count", priority="urgent") == queued + 6
+        assert emu.rationing.refused == {}  # the gate kept to Slack's one post a second
+        assert 0 < _value("suggestbot_slack_budget_left", tier="special_post") < 1
+
+
 def test_the_exposition_names_every_metric() -> None:
     body, content_type = metrics.exposition()
     text = body.decode()
@@ -77,5 +115,8 @@ def test_the_exposition_names_every_metric() -> None:
         "suggestbot_digest_lateness_seconds",
         "suggestbot_slack_rate_limited_total",
         "suggestbot_claims_taken_over_total",
+        "suggestbot_slack_calls_total",
+        "suggestbot_slack_queued_seconds",
+        "suggestbot_slack_budget_left",
     ):
         assert f"# HELP {name} " in text, name

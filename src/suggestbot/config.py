@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # For crash tests only: work stops for good at this named point of the flows (the test then
     # kills the process there). Unset anywhere else.
     suggestbot_freeze_at: str | None = None
+    # Keep every Slack Web API call within Slack's documented rate limits (suggestbot.slack).
+    # Off only to measure what the gate saves (the benchmarks' "gate off" run).
+    suggestbot_slack_gate: bool = True
     # On SIGTERM, how long `serve` keeps answering after /readyz turned 503, so that a load
     # balancer notices and sends no more requests before the port closes.
     suggestbot_drain_seconds: float = Field(default=5.0, ge=0)

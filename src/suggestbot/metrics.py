@@ -62,6 +62,31 @@ SLACK_RATE_LIMITED = Counter(
     "Slack Web API answers with HTTP 429 (each is retried after its Retry-After).",
     registry=REGISTRY,
 )
+# Time a Slack call waited for its budget: none for most, up to a minute for decoration.
+QUEUED_BUCKETS = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
+SLACK_CALLS = Counter(
+    "suggestbot_slack_calls",
+    'Slack Web API calls by method (the methods the app knows, else "other") and outcome: '
+    "ok, error (Slack refused), rate_limited (429), dropped (decoration not sent for lack of "
+    "budget), failed (no answer).",
+    ["method", "outcome"],
+    registry=REGISTRY,
+)
+SLACK_QUEUED_SECONDS = Histogram(
+    "suggestbot_slack_queued_seconds",
+    "Time a Slack call waited for Slack's budget before it was sent, by priority (urgent: "
+    "what a person waits for; decoration: status lines, Home, permalinks).",
+    ["priority"],
+    buckets=QUEUED_BUCKETS,
+    registry=REGISTRY,
+)
+SLACK_BUDGET_LEFT = Gauge(
+    "suggestbot_slack_budget_left",
+    "Share (0-1) of a minute's calls still left, for the method of each tier and workspace "
+    "with the least left (1: untouched in the last minute).",
+    ["tier"],
+    registry=REGISTRY,
+)
 CLAIMS_TAKEN_OVER = Counter(
     "suggestbot_claims_taken_over",
     "Units of deferred work (a run poll, a resend, a recorded interaction, a digest delivery) "

@@ -40,16 +40,21 @@ SIGNING_SECRET = "deploy-signing-secret-0123456789"
 
 
 class FakeClock:
-    """Monotonic seconds that move only when told to (the emulators' token expiry)."""
+    """The emulators' monotonic seconds: real time, plus the jumps a test asks for (a token's
+    expiry). It keeps moving between jumps, as Slack's does: a frozen clock would never refill
+    a channel's one-post-a-second budget, so the emulators would refuse posts Slack accepts."""
 
     def __init__(self, start: float = 10_000.0) -> None:
-        self.now = start
+        self._offset = start - time.monotonic()
+        self._lock = threading.Lock()
 
     def __call__(self) -> float:
-        return self.now
+        with self._lock:
+            return time.monotonic() + self._offset
 
     def advance(self, seconds: float) -> None:
-        self.now += seconds
+        with self._lock:
+            self._offset += seconds
 
 
 @dataclass

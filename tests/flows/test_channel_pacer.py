@@ -59,3 +59,31 @@ def test_forget_drops_quiet_channels() -> None:
     clock.now += 120
     pacer.forget(older_than_s=60)
     assert pacer.wait("C1") == 0.0
+
+
+def test_channels_not_posted_to_for_a_minute_are_forgotten() -> None:
+    """A long-running app remembers only the channels it posted to lately, not every one."""
+    clock = FakeClock()
+    pacer = ChannelPacer(spacing_s=1.0, clock=clock, sleep=clock.sleep)
+    for n in range(500):
+        pacer.wait(f"C{n}")
+        pacer.posted(f"C{n}")
+    assert len(pacer) == 500
+    clock.now += 62  # a minute later, one post elsewhere
+    pacer.wait("C-new")
+    assert len(pacer) == 1
+    assert pacer.wait("C1") == 0.0  # a forgotten channel is posted to at once
+
+
+def test_channels_are_forgotten_by_posts_alone_once_their_second_has_passed() -> None:
+    """Forgetting does not wait for a minute nor for the next wait: posts sweep too, and a
+    channel whose next slot has passed holds nothing (its next post goes at once anyway)."""
+    clock = FakeClock()
+    pacer = ChannelPacer(spacing_s=1.0, clock=clock, sleep=clock.sleep)
+    for n in range(300):
+        pacer.posted(f"C{n}")
+    clock.now += 11  # past every channel's slot and the sweep's period
+    pacer.posted("C-new")
+    assert len(pacer) == 1
+    pacer.wait("C-new")
+    assert clock.slept == [1.0]  # the channel just posted to is still spaced

@@ -130,6 +130,9 @@ class ClusterStage(Stage):
             (:class:`RetryingDriver`).
         log_level: each replica's ``LOG_LEVEL`` (DEBUG shows every Slack call: a test that
             makes thousands of them may keep INFO, to leave the CPU to the work).
+        slack_gate: the replicas keep within Slack's rate limits (``SUGGESTBOT_SLACK_GATE``).
+            Off for a test whose load is more than Slack lets through in its waits (briefs
+            poured into one channel many times faster than one post a second): it says so.
         options: the rest of :class:`Stage`'s options.
     """
 
@@ -142,13 +145,18 @@ class ClusterStage(Stage):
         drain_s: float = 1.0,
         event_retries: bool = False,
         log_level: str = "DEBUG",
+        slack_gate: bool = True,
         **options: Any,
     ) -> None:
         super().__init__(data_dir=data_dir, database_url=database_url, **options)
+        # Replicas killed at random while briefs pour into one channel: a test of exactly-once
+        # that needs unlimited calls (Slack's budget is tested in tests/slack and bench/).
+        self.emu.rationing.off()
         self.replica_count = replicas
         self.drain_s = drain_s
         self.event_retries = event_retries
         self.log_level = log_level
+        self.slack_gate = slack_gate
         self.replicas: list[Replica] = []
         self.balancer: Balancer | None = None
 
@@ -170,6 +178,8 @@ class ClusterStage(Stage):
             "SUGGESTBOT_DRAIN_SECONDS": str(self.drain_s),
             "LOG_LEVEL": self.log_level,
         }
+        if not self.slack_gate:
+            env["SUGGESTBOT_SLACK_GATE"] = "false"
         for name in ("PATH", "TMPDIR", "LANG"):
             if name in os.environ:
                 env[name] = os.environ[name]

@@ -262,7 +262,11 @@ def nothing_done_yet(stage: ProcessStage, sent: list[Sent]) -> list[str]:
 def test_sigkill_straight_after_the_ack_loses_and_doubles_nothing(
     process_stage: StageFactory,
 ) -> None:
-    stage = process_stage("acked")
+    # Forty briefs failed at once in one channel, then forty interactions of each kind in
+    # twenty rounds: their roots' progress and outcomes are more chat.update calls than Slack's
+    # minute (Tier 3, 50) lets through in this test's waits. It tests exactly-once through
+    # kills, not Slack's budget (tests/slack, bench/), so it needs unlimited calls.
+    stage = process_stage("acked", slack_gate=False)
     add_people(stage)
     stage.connect_all(*WRITERS)
     threads = {writer: thread_of(stage, writer) for writer in WRITERS}

@@ -23,7 +23,9 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def ws(clock: FakeClock) -> Iterator[EmuSetup]:
-    with SlackEmulator(clock=clock) as emu:
+    # The emulator's own feature tests call it many times on a clock that never moves, so they
+    # need unlimited calls: rationing off here, and on in test_slackemu_rationing.py.
+    with SlackEmulator(clock=clock, rationing=False) as emu:
         alice = emu.add_user("U0ALICE", "alice", locale="de-DE", tz="Europe/Berlin")
         bob = emu.add_user("U0BOB", "bob", locale="en-GB", is_admin=True)
         general = emu.add_channel("general", members=[alice, bob])

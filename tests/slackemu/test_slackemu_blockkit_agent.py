@@ -32,7 +32,8 @@ Blocks = list[dict[str, Any]]
 def shared() -> Iterator[EmuSetup]:
     """One workspace for the many boundary checks, which only add messages and views."""
     clock = FakeClock()
-    with SlackEmulator(clock=clock) as emu:
+    # Hundreds of posts on a clock that never moves: these checks need unlimited calls.
+    with SlackEmulator(clock=clock, rationing=False) as emu:
         alice = emu.add_user("U0ALICE", "alice")
         general = emu.add_channel("general", members=[alice])
         emu.invite_bot(general)

@@ -162,9 +162,7 @@ def open_from_message(
 def _permalink(deps: Deps, *, channel_id: str, message_ts: str) -> str | None:
     """The message's permalink, or None when Slack will not give it (the brief goes without)."""
     try:
-        answer: Any = deps.slack.chat_getPermalink(channel=channel_id, message_ts=message_ts)
+        return slackio.permalink(deps, channel=channel_id, ts=message_ts, urgent=True)
     except SlackApiError as exc:
         log.warning("no permalink for a shortcut's message (%s)", slackio.slack_error(exc))
         return None
-    link = answer.get("permalink")
-    return str(link) if link else None

@@ -15,6 +15,7 @@ from slack_sdk import WebClient
 
 from suggestbot.contentapi import ContentClient
 from suggestbot.installations.scope import current_team
+from suggestbot.slack import Outbound
 from suggestbot.store import DeliveryLog, TokenVault
 from suggestbot.store.records import Records, Request, StoredCatalog, Table
 from suggestbot.ui.messages import language_of
@@ -101,6 +102,9 @@ class Deps:
     # Extra App Home blocks for (team_id, user_id, lang): workspace settings for the admins of
     # a multi-workspace install.
     home_extras: Callable[[str, str, str], list[dict[str, Any]]] | None = None
+    # The outbound gate's helpers (coalesced roots and Homes, cached permalinks); None where a
+    # test builds its own Deps: everything is then sent at once.
+    outbound: Outbound | None = None
     # Per workspace (see suggestbot.installations.scope): each may be a different tenant.
     _catalogs: dict[str | None, Catalog] = field(default_factory=dict, repr=False)
     _catalog_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)

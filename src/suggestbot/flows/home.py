@@ -19,7 +19,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import ContentApiError, RunStatus
-from suggestbot.flows import linking, usage, workspace_language, yours
+from suggestbot.flows import linking, slackio, usage, workspace_language, yours
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.lists import (
     THREADS,
@@ -28,6 +28,8 @@ from suggestbot.flows.lists import (
     start_cursor,
     user_client,
 )
+from suggestbot.slack import Dropped, Priority, priority
+from suggestbot.store.marks import HomeSeen
 from suggestbot.ui.blocks.digests import home_line
 from suggestbot.ui.blocks.home import (
     HOME_BLOCKS_MAX,
@@ -57,12 +59,12 @@ def digests_of(deps: Deps, *, team_id: str, user_id: str, lang: str) -> list[str
 
 def _permalink(deps: Deps, channel: str, ts: str) -> str | None:
     try:
-        answer: Any = deps.slack.chat_getPermalink(channel=channel, message_ts=ts)
+        return slackio.permalink(deps, channel=channel, ts=ts)
     except SlackApiError as exc:
         log.info("no permalink for a result of %s (%s)", channel, exc.response.get("error"))
-        return None
-    link = answer.get("permalink")
-    return str(link) if link else None
+    except Dropped:
+        pass  # Slack's budget is short: the Home shows the result without its link this time
+    return None
 
 
 def recent_results(deps: Deps, *, team_id: str, user_id: str) -> list[ResultItem]:
@@ -138,8 +140,30 @@ def home_data(deps: Deps, *, team_id: str, user_id: str, lang: str) -> HomeData:
     )
 
 
+# A Home opened within this long is republished when what it shows changes; one not opened
+# for longer is rebuilt when it is next opened (app_home_opened), which costs nothing now.
+HOME_OPEN_S = 30 * 60
+# Hashes of the last Home published per person, kept for this many people at most.
+HASHES_KEPT = 20_000
+
+
+def _seen_key(team_id: str, user_id: str) -> str:
+    return f"{team_id}:{user_id}"
+
+
 def publish(deps: Deps, *, team_id: str, user_id: str) -> None:
-    """Build and publish the user's Home."""
+    """Build and publish the user's Home, now: they opened it or asked for it."""
+    try:
+        deps.records.home_seen.put(_seen_key(team_id, user_id), HomeSeen(at=deps.clock()))
+    except Exception as exc:  # the Home still shows; only later refreshes may be skipped
+        log.warning("could not record that %s opened the Home (%s)", user_id, exc)
+    with priority(Priority.URGENT):
+        _publish(deps, team_id=team_id, user_id=user_id, guarded=False)
+
+
+def _publish(deps: Deps, *, team_id: str, user_id: str, guarded: bool) -> None:
+    """Build and publish; ``guarded``: with the hash of the last publish, so that it never
+    overwrites a newer Home another replica published meanwhile."""
     lang = deps.lang_of(user_id)
     data = home_data(deps, team_id=team_id, user_id=user_id, lang=lang)
     data = replace(
@@ -150,13 +174,48 @@ def publish(deps: Deps, *, team_id: str, user_id: str) -> None:
     if deps.home_extras is not None:
         extras = deps.home_extras(team_id, user_id, lang) + extras
     view["blocks"] = (view["blocks"] + extras)[:HOME_BLOCKS_MAX]
-    deps.slack.views_publish(user_id=user_id, view=view)
+    hashes = deps.outbound.home_hashes if deps.outbound is not None else None
+    known = hashes.get((team_id, user_id)) if hashes is not None and guarded else None
+    try:
+        guard = {"hash": known} if known else {}
+        answer: Any = deps.slack.views_publish(user_id=user_id, view=view, **guard)
+    except SlackApiError as exc:
+        if exc.response.get("error") != "hash_conflict":
+            raise
+        log.info("Home of %s: a newer one was published meanwhile; left as it is", user_id)
+        if hashes is not None:
+            hashes.pop((team_id, user_id), None)
+        return
+    new_hash = (answer.get("view") or {}).get("hash")
+    if hashes is not None and new_hash:
+        hashes.pop((team_id, user_id), None)
+        hashes[(team_id, user_id)] = str(new_hash)
+        while len(hashes) > HASHES_KEPT:
+            hashes.pop(next(iter(hashes)))
 
 
 def refresh(deps: Deps, *, team_id: str, user_id: str) -> None:
-    """Publish the user's Home again after a change it shows. Best effort: the change itself
-    has happened and was told; a Home that could not be refreshed is rebuilt when opened."""
+    """Publish the user's Home again after a change it shows, if they opened it lately: at
+    most once per person every few seconds (the last state wins), as decoration. Best effort:
+    the change itself has happened and was told; a Home that could not be refreshed is
+    rebuilt when opened."""
     try:
-        publish(deps, team_id=team_id, user_id=user_id)
-    except Exception as exc:  # never let a Home refresh undo the caller's work
-        log.warning("Home of %s not refreshed (%s)", user_id, type(exc).__name__)
+        seen = deps.records.home_seen.get(_seen_key(team_id, user_id))
+    except Exception:
+        seen = None
+    if seen is None or deps.clock() - seen.at > HOME_OPEN_S:
+        return
+
+    def send() -> None:
+        try:
+            with priority(Priority.DECORATION):
+                _publish(deps, team_id=team_id, user_id=user_id, guarded=True)
+        except Dropped:
+            raise
+        except Exception as exc:  # never let a Home refresh undo the caller's work
+            log.warning("Home of %s not refreshed (%s)", user_id, type(exc).__name__)
+
+    if deps.outbound is None:
+        send()  # no gate here: nothing is dropped
+    else:
+        deps.outbound.homes.later((team_id, user_id), send)

@@ -640,8 +640,7 @@ def _binding_of(root: SharedRoot) -> threads.ThreadBinding:
 def _tell_shared(deps: Deps, asker: Asker, shared: Shared, *, where: SharedWhere) -> None:
     """Where the shared variant is, with a link to it when Slack gives one."""
     try:
-        answer: Any = deps.slack.chat_getPermalink(channel=shared.channel_id, message_ts=shared.ts)
-        link: str | None = str(answer["permalink"])
+        link = slackio.permalink(deps, channel=shared.channel_id, ts=shared.ts, urgent=True)
     except SlackApiError:
         link = None
     lang = deps.lang_of(asker.user_id)

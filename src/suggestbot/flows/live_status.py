@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 
 from suggestbot.flows import slackio
 from suggestbot.flows.deps import Deps
+from suggestbot.slack import Dropped
 from suggestbot.store.records import Request
 from suggestbot.ui.blocks.live_status import LiveStatus, build_live_status
 from suggestbot.ui.blocks.requests import Phase, RequestStatus
@@ -34,12 +35,16 @@ def thread_of(req: Request) -> tuple[str, str] | None:
     return req.post_channel_id, req.thread_ts or req.root_ts
 
 
-def show(deps: Deps, *, req: Request, status: RequestStatus) -> None:
-    """Show ``status`` as the thread's line (or clear it when the request has ended)."""
+def show(deps: Deps, *, req: Request, status: RequestStatus, progress: bool = False) -> None:
+    """Show ``status`` as the thread's line (or clear it when the request has ended).
+
+    ``progress``: the request only moved on while it works (queued, running); a line already
+    showing, whatever its words, is left until its renewal (the root shows the step).
+    """
     line = build_live_status(lang=req.posts_lang, status=status)
     if line is None and status.phase not in _CLEAR_ON:
         return  # done: the results posted in the thread have cleared it
-    _set(deps, req=req, line=line)
+    _set(deps, req=req, line=line, any_fresh=progress)
 
 
 def clear(deps: Deps, *, req: Request) -> None:
@@ -48,18 +53,26 @@ def clear(deps: Deps, *, req: Request) -> None:
     _set(deps, req=req, line=None)
 
 
-def _set(deps: Deps, *, req: Request, line: LiveStatus | None) -> None:
+def _set(deps: Deps, *, req: Request, line: LiveStatus | None, any_fresh: bool = False) -> None:
     where = thread_of(req)
     if where is None:
         return
     channel, thread_ts = where
+    text = line.status if line else ""
+    lines = deps.outbound.status_lines if deps.outbound is not None else None
+    if lines is not None and text and lines.fresh(channel, thread_ts, None if any_fresh else text):
+        return  # the same line is showing and has not lapsed: nothing to renew yet
     try:
         deps.slack.assistant_threads_setStatus(
             channel_id=channel,
             thread_ts=thread_ts,
-            status=line.status if line else "",
+            status=text,
             loading_messages=list(line.loading_messages) if line else None,
         )
+        if lines is not None:
+            lines.record(channel, thread_ts, text)
+    except Dropped:
+        return  # Slack's budget is short: the line waits for the next renewal (the gate logs)
     except SlackApiError as exc:
         log.warning(
             "request %s: Slack refused its status line (%s); carrying on without it",

@@ -18,6 +18,10 @@ from collections.abc import Callable
 # cover the two sides' timers; more would only add to every channel's queue (a channel's 20th
 # digest of a minute waits 19 spacings).
 POST_SPACING_S = 1.02
+# A channel whose next slot has passed is forgotten (its slot is "now" either way), looked for
+# at most this often, by posts and waits alike: the map holds only the channels posted to in
+# the last few seconds, never every channel the app ever posted to.
+FORGET_EVERY_S = 10.0
 
 
 class ChannelPacer:
@@ -39,11 +43,13 @@ class ChannelPacer:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._next: dict[str, float] = {}
+        self._forgot_at = clock()
 
     def wait(self, channel: str) -> float:
         """Block until ``channel`` may take a post; returns the seconds waited."""
         with self._lock:
             now = self._clock()
+            self._sweep(now)
             slot = max(now, self._next.get(channel, now))
             # Reserve the slot now; ``posted`` moves it to one spacing after the real answer.
             self._next[channel] = slot + self._spacing
@@ -55,14 +61,28 @@ class ChannelPacer:
     def posted(self, channel: str) -> None:
         """Record that a post to ``channel`` was just answered."""
         with self._lock:
-            self._next[channel] = max(self._next.get(channel, 0.0), self._clock() + self._spacing)
+            now = self._clock()
+            self._sweep(now)
+            self._next[channel] = max(self._next.get(channel, 0.0), now + self._spacing)
 
     def forget(self, older_than_s: float = 60.0) -> None:
         """Drop channels not posted to recently (keeps the map small in a long-running app)."""
         with self._lock:
-            limit = self._clock() - older_than_s
-            for channel in [c for c, at in self._next.items() if at < limit]:
-                del self._next[channel]
+            self._forget(self._clock() - older_than_s)
+
+    def _sweep(self, now: float) -> None:
+        if now - self._forgot_at >= FORGET_EVERY_S:
+            self._forget(now)
+            self._forgot_at = now
+
+    def _forget(self, limit: float) -> None:
+        for channel in [c for c, at in self._next.items() if at < limit]:
+            del self._next[channel]
+
+    def __len__(self) -> int:
+        """Channels remembered (a slot not yet passed, or passed since the last sweep)."""
+        with self._lock:
+            return len(self._next)
 
 
 # One per process: every flow that posts into channels shares it.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import TypeAdapter
@@ -42,6 +43,7 @@ from suggestbot.flows import linking, live_status, slackio, step_completion, wor
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.workspace_language import is_dm
 from suggestbot.installations.scope import team_scope
+from suggestbot.slack import Dropped, Priority, priority
 from suggestbot.store import VaultError
 from suggestbot.store.records import ACTIVE_STATES, Failure, LinkedUser, Request, user_key
 from suggestbot.ui import failures, steps
@@ -145,16 +147,41 @@ def root_message(req: Request) -> Message:
     return build_brief_root(lang=req.posts_lang, status=status, request_id=req.id, brief=shown)
 
 
+# States a person waits to see (a failure, a question to them): shown at once, first in line.
+# The others only tell progress: shown once they have lasted a few seconds, as decoration.
+# "delayed" tells when the service will take the brief: an answer the author waits for.
+_SHOWN_AT_ONCE = frozenset({"failed", "waiting_user", "delayed", "done"})
+
+
 def refresh_root(deps: Deps, req: Request) -> None:
     """Show the request's current state in its root message and in its thread's status line
-    (best effort: Slack may fail)."""
+    (best effort: Slack may fail). Progress is coalesced: a root has at most one update
+    pending, the newest state replacing an older one not yet shown."""
     if not (req.post_channel_id and req.root_ts):
         return
-    try:
-        slackio.update(deps, channel=req.post_channel_id, ts=req.root_ts, message=root_message(req))
-    except Exception:
-        log.exception("could not update the root message of request %s", req.id)
-    live_status.show(deps, req=req, status=status_of(req))
+    channel, ts = req.post_channel_id, req.root_ts
+
+    def show(*, progress: bool) -> None:
+        try:
+            slackio.update(deps, channel=channel, ts=ts, message=root_message(req))
+        except Dropped:
+            raise
+        except Exception:
+            log.exception("could not update the root message of request %s", req.id)
+        live_status.show(deps, req=req, status=status_of(req), progress=progress)
+
+    outbound = deps.outbound
+    if outbound is None:
+        show(progress=False)
+    elif req.state in _SHOWN_AT_ONCE:
+        outbound.roots.now((channel, ts), lambda: show(progress=False))
+    else:
+        outbound.roots.later((channel, ts), lambda: _as_progress(lambda: show(progress=True)))
+
+
+def _as_progress(send: Callable[[], None]) -> None:
+    with priority(Priority.PROGRESS):
+        send()
 
 
 def renew_statuses(deps: Deps) -> int:

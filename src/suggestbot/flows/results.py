@@ -9,7 +9,7 @@ are first shown side by side (the gallery, posted once the same way), then each 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
@@ -21,10 +21,11 @@ from suggestbot.contentapi import (
     SocialSingleImagePayload,
     Suggestion,
 )
-from suggestbot.flows import slackio, step_completion
+from suggestbot.flows import home, slackio, step_completion
 from suggestbot.flows.deps import Deps
 from suggestbot.flows.feedback import feedback_value
 from suggestbot.flows.requests import root_message
+from suggestbot.slack import Dropped, Priority, priority
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
 from suggestbot.ui import steps
@@ -108,6 +109,11 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         to_variant(suggestion, total=len(suggestions), urls=urls, request_id=req.id)
         for suggestion in suggestions
     ]
+    if deps.outbound is not None and req.post_channel_id and req.root_ts:
+        # The root's progress still pending is dropped, and one being shown is waited for:
+        # shown after the results it would set the thread's status line again, which Slack
+        # cleared when the results were posted ("sending…" under the variants).
+        deps.outbound.roots.now((req.post_channel_id, req.root_ts), lambda: None)
     if len(variants) > 1:
         gallery = build_gallery(lang=req.posts_lang, variants=variants, request_id=req.id)
         _post_message_once(deps, req, gallery, part=GALLERY, channel=channel, thread_ts=thread_ts)
@@ -128,21 +134,48 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
         slackio.post(deps, channel=channel, message=note, thread_ts=thread_ts)
     finished = {"state": "done", "variants": posted, "skipped": skipped}
     done = req.model_copy(update=finished)
-    if done.post_channel_id and done.root_ts:
-        # Shown before it is recorded: if Slack is down or the process dies in between, the
-        # request is still "posting", so its timer polls and comes here again (nothing is
-        # posted twice). The other order could leave the root saying "generating" for good.
-        try:
-            slackio.update(
-                deps, channel=done.post_channel_id, ts=done.root_ts, message=root_message(done)
-            )
-        except SlackApiError as exc:
-            if slackio.unavailable(exc):
-                raise
-            log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
+    outbound = deps.outbound
+    deferred = outbound is not None and bool(done.post_channel_id and done.root_ts)
     if done.step_execution_id:
+        # Before the request is marked done (a second completion is harmless, see
+        # step_completion), and before the root: the workflow's next step waits for it.
         _complete_step(deps, done, variants)
-    deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+
+    def record() -> None:
+        deps.records.requests.update(req.id, lambda r: r.model_copy(update=finished))
+
+    def finish() -> None:
+        """The root shows the result, then the request is recorded done. Shown before it is
+        recorded: if Slack is down or the process dies in between, the request is still
+        "posting", so it comes here again (nothing is posted twice). The other order could
+        leave the root saying "generating" for good — except when Slack's budget for
+        ``chat.update`` is spent (more roots end in a minute than Slack lets the app update):
+        then the request is recorded done at once and its root updated as soon as the budget
+        allows, tried again until it is (a crash in between leaves the root's last progress
+        words; the results are all in its thread)."""
+        if done.post_channel_id and done.root_ts:
+            try:
+                slackio.update(
+                    deps, channel=done.post_channel_id, ts=done.root_ts, message=root_message(done)
+                )
+            except Dropped:
+                record()
+                raise
+            except SlackApiError as exc:
+                if slackio.unavailable(exc):
+                    raise
+                log.warning("request %s: root not updated (%s)", req.id, slackio.slack_error(exc))
+        record()
+        if deferred:
+            home.refresh(deps, team_id=req.team_id, user_id=req.user_id)
+
+    if outbound is None or not (done.post_channel_id and done.root_ts):
+        finish()
+        return
+    # The results are in the thread; the root's "ready" is decoration that must still show:
+    # sent by the roots' own thread as Slack's budget allows, so a burst of results is never
+    # held up behind a burst of root updates (Tier 3: 50 a minute per workspace).
+    outbound.roots.final((done.post_channel_id, done.root_ts), lambda: _as_decoration(finish))
 
 
 def _complete_step(deps: Deps, req: Request, variants: Sequence[Variant]) -> None:
@@ -152,9 +185,9 @@ def _complete_step(deps: Deps, req: Request, variants: Sequence[Variant]) -> Non
         step_completion.fail(deps, req, message=steps.bad_input(lang=req.lang, key="no_variant"))
         return
     channel = req.post_channel_id or req.channel_id
-    answer: Any = deps.slack.chat_getPermalink(channel=channel, message_ts=req.root_ts)
+    link = slackio.permalink(deps, channel=channel, ts=req.root_ts, urgent=True)
     first = plain_text(lang=req.lang, variant=variants[0])
-    step_completion.succeed(deps, req, permalink=str(answer["permalink"]), first_variant=first)
+    step_completion.succeed(deps, req, permalink=str(link), first_variant=first)
     deps.crash_point("step_completed_not_recorded")
 
 
@@ -289,3 +322,8 @@ def copy_text(deps: Deps, *, request_id: str, variant_no: int, lang: str) -> lis
         title=card_title(lang=lang, variant=variant),
         text=plain_text(lang=lang, variant=variant),
     )
+
+
+def _as_decoration(send: Callable[[], None]) -> None:
+    with priority(Priority.DECORATION):
+        send()

@@ -15,6 +15,8 @@ import httpx
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.flows.deps import Deps
+from suggestbot.installations.scope import current_team
+from suggestbot.slack import Priority, priority
 from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
@@ -78,6 +80,9 @@ def post(
     if metadata is not None:
         kwargs["metadata"] = {"event_type": METADATA_TYPE, "event_payload": metadata}
     response: Any = deps.slack.chat_postMessage(**kwargs)
+    if thread_ts and deps.outbound is not None:
+        # Slack clears a thread's status line when the app posts in it.
+        deps.outbound.status_lines.record(channel, thread_ts, "")
     return str(response["ts"])
 
 
@@ -163,3 +168,21 @@ def find_posted(
         cursor = (page.get("response_metadata") or {}).get("next_cursor") or None
         if not cursor:
             return None
+
+
+def permalink(deps: Deps, *, channel: str, ts: str, urgent: bool = False) -> str | None:
+    """The message's link, asked of Slack once per message and kept (only where a link is
+    shown: the Home, a workflow step's output). Decoration unless ``urgent``: it may be
+    dropped (``suggestbot.slack.Dropped``) when Slack's budget is short."""
+
+    def fetch() -> str | None:
+        level = Priority.URGENT if urgent else Priority.DECORATION
+        with priority(level):
+            answer: Any = deps.slack.chat_getPermalink(channel=channel, message_ts=ts)
+        link = answer.get("permalink")
+        return str(link) if link else None
+
+    if deps.outbound is None:
+        return fetch()
+    workspace = current_team() or "-"
+    return deps.outbound.permalinks.get(workspace=workspace, channel=channel, ts=ts, fetch=fetch)

@@ -37,6 +37,12 @@ from suggestbot.server.builtin_sandbox import EmbeddedSandbox
 from suggestbot.server.health import Health, ServiceProbe, probe_client
 from suggestbot.server.readiness import Readiness
 from suggestbot.server.slack_retries import CountedRateLimitRetryHandler
+from suggestbot.slack import Outbound, SlackGate
+from suggestbot.slack.client import behind_gate
+from suggestbot.slack.coalesce import Coalescer
+from suggestbot.slack.gate import SharedPauses
+from suggestbot.slack.outbound import ROOT_SETTLE_S
+from suggestbot.slack.shared_posts import SharedPosts
 from suggestbot.slackapp.app import build_app, inputs_of
 from suggestbot.slackapp.edge.record import carry_out_claimed, replay_unfinished
 from suggestbot.slackapp.priority import PriorityGate, YieldingExecutor, yield_before_calls
@@ -161,6 +167,26 @@ class Runtime:
         # and to Slack from the pools and timers — waits for them, a bounded while at most.
         self.gate = PriorityGate()
         yield_before_calls(self.slack, gate=self.gate)
+        # Slack's budget: every Web API call of the app's client passes one gate.
+        # With replicas (a database) they share its 429 pauses and each channel's post slots.
+        records = Records(self.store)
+        replicated = bool(settings.database_url)
+        self.slack_gate = SlackGate(
+            workspace=self.tenancy.budget_key if self.tenancy else lambda: None,
+            shares=lambda: self.timers.live_replicas,
+            shared=SharedPauses(records.slack_pauses) if replicated else None,
+            posts=SharedPosts(records.slack_post_slots) if replicated else None,
+        )
+        self.outbound: Outbound | None = None
+        if settings.suggestbot_slack_gate:
+            behind_gate(self.slack, self.slack_gate)
+            # Tests and the demo speed the service's clock up (poll_scale): a root's state
+            # must last as long in the service's time to be shown.
+            scale = min(1.0, poll_scale * settings.suggestbot_poll_scale)
+            self.outbound = Outbound(
+                gate=self.slack_gate,
+                roots=Coalescer(name="root-updates", settle_s=ROOT_SETTLE_S * scale),
+            )
         self.content.before_each_send(self.gate.yield_to_requests)
         self.scheduler = Scheduler()
         self.timers = SchedulerTimers(self.scheduler)
@@ -181,6 +207,7 @@ class Runtime:
             poll_scale=poll_scale * settings.suggestbot_poll_scale,
             background=self.background,
             deliveries=self.deliveries,
+            outbound=self.outbound,
         )
         if self.sandbox is not None:
             link = self.sandbox.user_token_for
@@ -271,7 +298,8 @@ class Runtime:
         return self
 
     def stop(self) -> None:
-        """Let work in flight finish, then close the store and clients.
+        """Let work in flight finish (what Slack's budget lets go now), then close the store
+        and clients.
 
         Call it once no new Slack requests arrive (the HTTP server or socket is closed). In
         order: no more recorded interactions are claimed from other replicas (the holds of
@@ -281,8 +309,14 @@ class Runtime:
         resumed by the next start.
         """
         self.interaction_claims.stop_claiming()
+        # Nothing waits for Slack's budget any more: a call that would (a backlog of posts
+        # into one channel goes at one a second) fails as if Slack were out of reach, and its
+        # work, recorded, is taken up by the next start or another replica.
+        self.slack_gate.close()
         self.app.listener_runner.listener_executor.shutdown(wait=True)
         self.background.shutdown(wait=True)
+        if self.outbound is not None:
+            self.outbound.stop()
         self.timers.stop(wait=True)
         self.scheduler.shutdown(wait=True)
         self.store.close()
@@ -298,9 +332,12 @@ class Runtime:
         """Drop everything at once, as a killed process would: no timer runs again, queued work
         is discarded, nothing more is written (tests of crash recovery use this)."""
         self.deps.crash_point = _dead
+        self.slack_gate.close()
         self.timers.stop(wait=False)
         self.scheduler.shutdown(wait=False)
         self.background.shutdown(wait=False, cancel_futures=True)
+        if self.outbound is not None:
+            self.outbound.stop()
         self.store.close()
         self.content.close()
 

@@ -32,6 +32,7 @@ from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient
 from suggestbot.flows import workspace_admin
 from suggestbot.flows.deps import Deps
+from suggestbot.installations.scope import current_team
 from suggestbot.installations.service import ContentClients, TeamContentProxy
 from suggestbot.installations.state import SignedStateStore
 from suggestbot.installations.store import EncryptedInstallationStore
@@ -128,6 +129,7 @@ class Tenancy:
         self.contents = ContentClients(store=store, vault=vault, default=default_content)
         self.content = TeamContentProxy(self.contents).as_client()
         self._authorization_url = authorization_url(api_url)
+        self._budget_keys: dict[str, str] = {}  # team -> its budget's key (one per install)
 
     def __repr__(self) -> str:
         return f"Tenancy(client_id={self._client_id!r})"
@@ -197,6 +199,24 @@ class Tenancy:
             return "" if self.contents.credentials(team_id) else link(team_id, user_id)
 
         return maybe
+
+    def budget_key(self) -> str | None:
+        """Whose Slack budget a call spends: the workspace served, or its enterprise when the
+        app is installed org-wide (Slack then rations the enterprise as one). Learnt once per
+        workspace from its installation."""
+        team_id = current_team()
+        if team_id is None:
+            return None
+        known = self._budget_keys.get(team_id)
+        if known is None:
+            try:
+                found = self.installations.find_installation(enterprise_id=None, team_id=team_id)
+            except Exception:
+                return team_id
+            org_wide = found is not None and found.is_enterprise_install and found.enterprise_id
+            known = f"E:{found.enterprise_id}" if org_wide and found else team_id
+            self._budget_keys[team_id] = known
+        return known
 
     def close(self) -> None:
         self.contents.close()

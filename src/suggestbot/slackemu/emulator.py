@@ -30,6 +30,7 @@ from suggestbot.slackemu.manifest import AppManifest
 from suggestbot.slackemu.methods import DEFAULT_SCOPES
 from suggestbot.slackemu.model import BOT_ID, BOT_USER_ID, RecordedCall, User
 from suggestbot.slackemu.oauth import AUTHORIZE_PATH, OAuthApp
+from suggestbot.slackemu.rationing import Rationing
 from suggestbot.slackemu.server import ApiServer, CallLog, Sleep, default_sleep
 from suggestbot.slackemu.workspace import Workspace
 
@@ -69,6 +70,7 @@ class SlackEmulator:
         wall_clock: Callable[[], float] = time.time,
         sleep: Sleep = default_sleep,
         check_image_urls: bool = False,
+        rationing: bool = True,
     ) -> None:
         self.bot_token = bot_token or f"xoxb-emu-{secrets.token_hex(12)}"
         app_manifest = AppManifest.from_dict(manifest) if manifest is not None else None
@@ -85,8 +87,12 @@ class SlackEmulator:
         )
         self.ws.check_image_urls = check_image_urls
         self.faults = Faults(clock=clock)
+        # Slack's rate limits, on unless a test that needs unlimited calls says otherwise.
+        self.rationing = Rationing(clock=clock, on=rationing)
         self._log = CallLog()
-        self._api = ApiServer(self.ws, self.faults, self._log, sleep=sleep)
+        self._api = ApiServer(
+            self.ws, self.faults, self._log, sleep=sleep, rationing=self.rationing
+        )
         self._server: BackgroundServer | None = None
 
     def __repr__(self) -> str:

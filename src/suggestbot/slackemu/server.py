@@ -37,6 +37,7 @@ from suggestbot.slackemu.errors import ApiError
 from suggestbot.slackemu.faults import Faults
 from suggestbot.slackemu.methods import METHODS
 from suggestbot.slackemu.model import RecordedCall
+from suggestbot.slackemu.rationing import Rationing
 from suggestbot.slackemu.workspace import Workspace
 
 logger = logging.getLogger(__name__)
@@ -72,9 +73,12 @@ class CallLog:
 class ApiServer:
     """Turns HTTP requests into workspace changes and Slack-shaped answers."""
 
-    def __init__(self, ws: Workspace, faults: Faults, log: CallLog, *, sleep: Sleep) -> None:
+    def __init__(
+        self, ws: Workspace, faults: Faults, log: CallLog, *, sleep: Sleep, rationing: Rationing
+    ) -> None:
         self.ws = ws
         self.faults = faults
+        self.rationing = rationing
         self.log = log
         self._sleep = sleep
 
@@ -178,6 +182,11 @@ class ApiServer:
         fault = self.faults.before_call(method, channel_arg)
         if fault is not None:
             return Outcome(fault.status, dict(fault.body), dict(fault.headers))
+        refusal = self.rationing.check(method, channel_arg)
+        if refusal is not None:
+            # shape: Slack docs, "Rate limits": HTTP 429, Retry-After, "ratelimited".
+            body = {"ok": False, "error": "ratelimited"}
+            return Outcome(429, body, {"Retry-After": str(refusal.retry_after)})
         args = Args(params)
         accepted = spec.scopes(self.ws, args)
         headers = {"x-oauth-scopes": granted, "x-accepted-oauth-scopes": ",".join(accepted)}

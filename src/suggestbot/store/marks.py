@@ -75,3 +75,25 @@ def delivery_key(digest_id: str, local_date: str) -> str:
 def delivery_date(key: str) -> str:
     """The ISO local date a delivery key names."""
     return key.rpartition(":")[2]
+
+
+class SlackPause(BaseModel):
+    """Slack answered ``429`` for a method in a workspace: no replica calls it before
+    ``until`` (epoch seconds). Keyed ``"{workspace}|{method}"``."""
+
+    until: float
+
+
+class HomeSeen(BaseModel):
+    """When a person last opened the app's Home (epoch seconds): a Home nobody has open is
+    not published again on every change. Keyed ``"{team}:{user}"``."""
+
+    at: float
+
+
+class PostSlot(BaseModel):
+    """A channel's one post a second, shared by the replicas: when the channel's next post
+    would be due if posts went one a second back to back (epoch seconds; a burst may go
+    ahead of it). Keyed ``"{workspace}|{channel}"``; forgotten once it is in the past."""
+
+    next: float

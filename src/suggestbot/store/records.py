@@ -25,7 +25,14 @@ from suggestbot.store import Store
 from suggestbot.store.base import Updater
 from suggestbot.store.conversation import LegacyCursor, ListState, PendingInstruction
 from suggestbot.store.feedback import UsageDay, Vote
-from suggestbot.store.marks import DigestDelivery, PostMark, ShareMark
+from suggestbot.store.marks import (
+    DigestDelivery,
+    HomeSeen,
+    PostMark,
+    PostSlot,
+    ShareMark,
+    SlackPause,
+)
 from suggestbot.store.offers import Offer, Watch
 from suggestbot.store.thread_bindings import ThreadBinding
 from suggestbot.store.work_queue import WorkQueue
@@ -524,3 +531,10 @@ class Records:
         # One unit per live process that claims work, keyed by its owner id and leased to it:
         # how many share the work (a fair share each), and a dead one's unit is swept away.
         self.replicas = WorkQueue(store, "replicas")
+        # Slack's 429s, "{workspace}|{method}": every replica waits them out (suggestbot.slack).
+        self.slack_pauses: Table[SlackPause] = Table(store, "slack_pauses", SlackPause)
+        # Each channel's next post slot, "{workspace}|{channel}": the replicas share Slack's
+        # one post a second per channel (suggestbot.slack.shared_posts).
+        self.slack_post_slots: Table[PostSlot] = Table(store, "slack_post_slots", PostSlot)
+        # When each person last opened the Home, "{team}:{user}" (flows.home).
+        self.home_seen: Table[HomeSeen] = Table(store, "home_seen", HomeSeen)

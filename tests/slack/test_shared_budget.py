@@ -1,0 +1,127 @@
+"""Two replicas on one PostgreSQL: a 429 one of them met pauses the method for the other too,
+each takes a fair share of the workspace's minute, and their posts into one channel keep to
+Slack's one a second together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web import SlackResponse
+
+from suggestbot.slack import Priority, SlackGate, priority
+from suggestbot.slack.budget import POST_SPACING_S
+from suggestbot.slack.gate import SharedPauses
+from suggestbot.slack.shared_posts import FORGET_AFTER_S, SWEEP_EVERY_S, SharedPosts
+from suggestbot.store import open_app_store
+from suggestbot.store.records import Records
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def limited(retry_after: int) -> Any:
+    def call() -> Any:
+        response = SlackResponse(
+            client=None,
+            http_verb="POST",
+            api_url="https://slack.test/api/chat.update",
+            req_args={},
+            data={"ok": False, "error": "ratelimited"},
+            headers={"retry-after": str(retry_after)},
+            status_code=429,
+        )
+        raise SlackApiError("ratelimited", response)
+
+    return call
+
+
+def test_a_429_met_by_one_replica_pauses_the_other(tmp_path: Path, postgres_url: str) -> None:
+    clock = Clock()
+    with (
+        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
+        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
+    ):
+        gates = [
+            SlackGate(
+                workspace=lambda: "T1",
+                shares=lambda: 2,
+                shared=SharedPauses(Records(store).slack_pauses, wall_clock=clock),
+                clock=clock,
+                wall_clock=clock,
+                sleep=clock.sleep,
+            )
+            for store in (one, two)
+        ]
+        with pytest.raises(SlackApiError), priority(Priority.DECORATION):
+            gates[0].send("chat.update", None, limited(20))
+        start = clock.now
+        gates[1].send("chat.update", None, lambda: {"ok": True})
+        assert 19.5 <= clock.now - start <= 20.5  # the other replica waited the pause out
+        # Fair shares: two live replicas, 25 of Tier 3's 50 a minute each.
+        start = clock.now
+        for _ in range(24):
+            gates[1].send("chat.delete", None, lambda: {"ok": True})
+        gates[1].send("chat.delete", None, lambda: {"ok": True})
+        assert clock.now == start
+        gates[1].send("chat.delete", None, lambda: {"ok": True})
+        assert clock.now - start >= 60
+
+
+def test_replicas_posting_into_one_channel_keep_to_one_post_a_second_together(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Each replica paces its own posts; without the shared slots a channel whose briefs two
+    replicas took got two posts a second, and Slack answered 429."""
+    clock = Clock()
+    with (
+        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
+        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
+    ):
+        gates = [
+            SlackGate(
+                workspace=lambda: "T1",
+                shares=lambda: 2,
+                posts=SharedPosts(Records(store).slack_post_slots, wall_clock=clock),
+                clock=clock,
+                wall_clock=clock,
+                sleep=clock.sleep,
+            )
+            for store in (one, two)
+        ]
+        start = clock.now
+        sent: list[tuple[int, float]] = []
+        for replica in (0, 1, 0, 1, 1, 0):
+            gates[replica].send("chat.postMessage", "C1", lambda: {"ok": True})
+            sent.append((replica, round(clock.now - start, 2)))
+        # Slack's burst of three, whoever sends it, then one a second for both together.
+        spacing = POST_SPACING_S
+        assert [at for _, at in sent] == [
+            0.0,
+            0.0,
+            0.0,
+            round(spacing, 2),
+            round(2 * spacing, 2),
+            round(3 * spacing, 2),
+        ]
+        # Another channel is not held back by the first one's queue.
+        before = clock.now
+        gates[1].send("chat.postMessage", "C2", lambda: {"ok": True})
+        assert clock.now == before
+        slots = Records(one).slack_post_slots
+        assert slots.get("T1|C1") is not None
+        # A minute later the slots are in the past: the next post sweeps them away.
+        clock.now += FORGET_AFTER_S + SWEEP_EVERY_S + 1
+        gates[0].send("chat.postMessage", "C3", lambda: {"ok": True})
+        assert slots.get("T1|C1") is None and slots.get("T1|C2") is None
+        assert slots.get("T1|C3") is not None
