@@ -188,13 +188,17 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.flows.x": {"suggestbot.slackapp.app"},
         "suggestbot.jobs.x": {"suggestbot.slackapp.http"},
         "suggestbot.installations.x": {"suggestbot.slackapp.manifest"},
-        "suggestbot.installations.y": {"suggestbot.flows.deps"},
-        "suggestbot.ui.x": {"slack_bolt", "suggestbot.store.sqlite", "suggestbot.flows.brief"},
-        "suggestbot.store.x": {"suggestbot.flows.brief"},
+        "suggestbot.installations.y": {"suggestbot.flows.common.deps"},
+        "suggestbot.ui.x": {
+            "slack_bolt",
+            "suggestbot.store.sqlite",
+            "suggestbot.flows.brief.sending",
+        },
+        "suggestbot.store.x": {"suggestbot.flows.brief.sending"},
         "suggestbot.contentapi.x": {"suggestbot.config"},
         "suggestbot.sandbox.x": {"suggestbot.contentapi.models"},
         "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
-        "suggestbot.slack.x": {"suggestbot.flows.deps", "suggestbot.installations.scope"},
+        "suggestbot.slack.x": {"suggestbot.flows.common.deps", "suggestbot.installations.scope"},
     }
     assert _violations({**import_graph(), **forbidden}) != []
     assert len(_violations(forbidden)) == 15

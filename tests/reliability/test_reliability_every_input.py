@@ -35,8 +35,8 @@ from reliability_harness import (
 )
 from slack_sdk import WebClient
 
-from suggestbot.flows import workflow_step
-from suggestbot.flows.rename import rename_metadata
+from suggestbot.flows.rename.thread_name import rename_metadata
+from suggestbot.flows.workflow import step as workflow_step
 from suggestbot.slackapp import inputs
 from suggestbot.slackapp.edge.declaration import (
     Action,

@@ -18,7 +18,7 @@ from slack_bolt.adapter.asgi import SlackRequestHandler
 from slack_sdk import WebClient
 
 from suggestbot.asgi_thread import BackgroundServer
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.edge import take
 from suggestbot.slackapp.edge.declaration import Action, Input, Press
 from suggestbot.slackapp.edge.inputs import Inputs

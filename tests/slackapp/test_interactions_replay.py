@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from suggestbot.flows import digests
-from suggestbot.flows import interactions as current
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Pair
+from suggestbot.flows.common import interactions as current
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import Pair
 from suggestbot.slackapp.edge import record as interactions
 from suggestbot.slackapp.edge.declaration import Event, Happening, Input, Submission, View
 from suggestbot.slackapp.edge.inputs import Inputs

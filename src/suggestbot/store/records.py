@@ -130,7 +130,7 @@ class Request(BaseModel):
     created_at: float = Field(default_factory=time.time)
     # Sent by a Workflow Builder step: the step's execution and its token, sealed. Slack sends
     # the step once and its token lives until the step completes, so the step is completed
-    # from the request's end in whichever process reaches it (flows.step_completion).
+    # from the request's end in whichever process reaches it (flows.workflow.completion).
     step_execution_id: str | None = None
     step_token_enc: str | None = Field(default=None, repr=False)
 
@@ -280,7 +280,7 @@ class HealthProbe(BaseModel):
 
 class ThreadLineage(BaseModel):
     """What readers outside the thread flow need of a thread binding: the service thread it
-    follows, once known. The binding itself (written by :mod:`suggestbot.flows.threads`) has
+    follows, once known. The binding itself (written by :mod:`suggestbot.flows.common.threads`) has
     more fields, which this view leaves alone."""
 
     service_thread_id: str | None = None
@@ -499,7 +499,7 @@ class Records:
         self.workspace_languages: Table[WorkspaceLanguage] = Table(
             store, "workspace_languages", WorkspaceLanguage
         )
-        # Written by flows.threads (which owns the full ThreadBinding record).
+        # Written by flows.common.threads (which owns the full ThreadBinding record).
         self.thread_bindings: Table[ThreadBinding] = Table(store, "thread_bindings", ThreadBinding)
         # The same table read as the lineage only, for lists that need no more of it.
         self.thread_lineages: View[ThreadLineage] = View(store, "thread_bindings", ThreadLineage)
@@ -536,5 +536,5 @@ class Records:
         # Each channel's next post slot, "{workspace}|{channel}": the replicas share Slack's
         # one post a second per channel (suggestbot.slack.shared_posts).
         self.slack_post_slots: Table[PostSlot] = Table(store, "slack_post_slots", PostSlot)
-        # When each person last opened the Home, "{team}:{user}" (flows.home).
+        # When each person last opened the Home, "{team}:{user}" (flows.home.tab).
         self.home_seen: Table[HomeSeen] = Table(store, "home_seen", HomeSeen)

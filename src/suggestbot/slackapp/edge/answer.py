@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 
-from suggestbot.flows import access, slackio
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.edge.declaration import CommandGiven, Given, Press, Submission
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.messages import t

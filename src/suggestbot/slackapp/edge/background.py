@@ -16,8 +16,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows import interactions, slackio
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import interactions, slackio
+from suggestbot.flows.common.deps import Deps
 from suggestbot.ui.blocks.notices import build_failure_notice, build_gone
 from suggestbot.ui.blocks.results import Message
 

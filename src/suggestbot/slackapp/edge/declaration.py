@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.payloads import (
     acting_user,

@@ -13,8 +13,8 @@ input's name in the app's :class:`~suggestbot.slackapp.edge.inputs.Inputs`: noth
 registered for the replay by hand.
 
 Replaying is safe because each step is: records created for an interaction take their id from
-it (``flows.interactions.derived_id``), requests carry on through their own recovery, and state
-changes are claims (a second attempt finds them done).
+it (``flows.common.interactions.derived_id``), requests carry on through their own recovery, and
+state changes are claims (a second attempt finds them done).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import json
 import logging
 from typing import Any
 
-from suggestbot.flows import interactions
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import interactions
+from suggestbot.flows.common.deps import Deps
 from suggestbot.installations.scope import current_team, team_scope
 from suggestbot.slackapp.edge.answer import ask_again
 from suggestbot.slackapp.edge.background import in_background

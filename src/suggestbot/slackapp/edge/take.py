@@ -22,8 +22,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext, BoltResponse
 
-from suggestbot.flows import interactions as current_interaction
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import interactions as current_interaction
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.edge import store_outage, text_guard
 from suggestbot.slackapp.edge.background import in_background
 from suggestbot.slackapp.edge.declaration import (

@@ -18,9 +18,13 @@ from typing import Any
 
 from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief
-from suggestbot.flows import access, brief, brief_modal, interactions, linking, requests, results
-from suggestbot.flows.brief_modal import open_brief_modal, quick_request
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import modal as brief_modal
+from suggestbot.flows.brief import results
+from suggestbot.flows.brief import sending as brief
+from suggestbot.flows.brief.modal import open_brief_modal, quick_request
+from suggestbot.flows.common import access, interactions, requests
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.slackapp.edge.answer import answer, needs_trigger, person
 from suggestbot.slackapp.edge.declaration import (
     REPEATED,

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows import access, composer
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.composer import tab as composer
 from suggestbot.slackapp.edge.answer import person
 from suggestbot.slackapp.edge.declaration import Action, Event, Happening, Input, Press
 from suggestbot.ui.blocks import ids

@@ -9,10 +9,11 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from suggestbot.flows import access, digests, slackio
-from suggestbot.flows.deps import Deps
+from suggestbot.flows import digests
+from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.schedule import is_valid_zone, parse_hhmm
-from suggestbot.flows.inspiration import Asker, Pair
+from suggestbot.flows.inspiration.showing import Asker, Pair
 from suggestbot.slackapp.edge.answer import asker, needs_trigger, with_asker
 from suggestbot.slackapp.edge.declaration import (
     Action,

@@ -3,8 +3,9 @@ saved as a refinable suggestion."""
 
 from __future__ import annotations
 
-from suggestbot.flows import access, drafts
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.drafts import saving as drafts
 from suggestbot.slackapp.edge.declaration import (
     Command,
     CommandGiven,

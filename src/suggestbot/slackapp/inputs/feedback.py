@@ -8,8 +8,10 @@ without asking).
 
 from __future__ import annotations
 
-from suggestbot.flows import access, feedback, results
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import results
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.feedback import votes as feedback
 from suggestbot.slackapp.edge.answer import answer, person
 from suggestbot.slackapp.edge.declaration import Action, Input, Press, Submission, View
 from suggestbot.ui.blocks import ids

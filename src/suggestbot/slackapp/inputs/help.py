@@ -3,7 +3,7 @@ is named back with the help."""
 
 from __future__ import annotations
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.edge.answer import answer
 from suggestbot.slackapp.edge.declaration import Command, CommandGiven, Input
 from suggestbot.ui.blocks.notices import build_help, build_unknown_subcommand

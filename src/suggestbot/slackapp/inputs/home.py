@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows import home, linking
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.slackapp.edge.declaration import Action, Event, Happening, Input, Press
 from suggestbot.ui.blocks import ids
 

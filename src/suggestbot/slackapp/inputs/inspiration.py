@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from suggestbot.flows import access, inspiration
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration import showing as inspiration
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.edge.answer import asker, with_asker
 from suggestbot.slackapp.edge.declaration import Action, Command, CommandGiven, Input
 from suggestbot.slackapp.inputs.help import COMMAND

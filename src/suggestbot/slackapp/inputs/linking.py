@@ -12,10 +12,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 
-from suggestbot.flows import access, home, linking, refine
-from suggestbot.flows.brief_modal import open_brief_modal
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.linking import LinkResult
+from suggestbot.flows.brief.modal import open_brief_modal
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.linking import accounts as linking
+from suggestbot.flows.linking.accounts import LinkResult
+from suggestbot.flows.refine import replies as refine
 from suggestbot.slackapp.edge.answer import answer, ask_again, person
 from suggestbot.slackapp.edge.declaration import (
     Action,

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from suggestbot.flows import histories, lists
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.lists import histories
+from suggestbot.flows.lists import listing as lists
 from suggestbot.slackapp.edge.declaration import Action, Command, CommandGiven, Input, Press
 from suggestbot.slackapp.inputs.help import COMMAND
 from suggestbot.slackapp.inputs.linking import connect_first

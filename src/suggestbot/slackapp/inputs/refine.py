@@ -10,8 +10,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from suggestbot.flows import access, linking, refine, refine_again, threads, turns
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access, threads
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.linking import accounts as linking
+from suggestbot.flows.refine import again as refine_again
+from suggestbot.flows.refine import replies as refine
+from suggestbot.flows.refine import turns
 from suggestbot.slackapp.edge.answer import person
 from suggestbot.slackapp.edge.declaration import (
     Action,

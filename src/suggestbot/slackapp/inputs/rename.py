@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from suggestbot.contentapi.checks import check_thread_name
-from suggestbot.flows import access, rename
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.rename import thread_name as rename
 from suggestbot.slackapp.edge.answer import person
 from suggestbot.slackapp.edge.declaration import Action, Input, Press, Refusal, Submission, View
 from suggestbot.slackapp.inputs.refine import connect_first, usable_thread

@@ -9,8 +9,8 @@ request completes the step when its run ends.
 
 from __future__ import annotations
 
-from suggestbot.flows import workflow_step
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.workflow import step as workflow_step
 from suggestbot.slackapp.edge.declaration import Function, Happening, Input
 
 

@@ -6,7 +6,7 @@ admins' service credentials (an install in many workspaces only), and ``app_unin
   failed, digests paused, watches dropped) and removes its people's links; a revoked bot token
   stops the same work, links kept (the operator sets a new token and restarts); revoked user
   tokens change nothing (this app keeps none). Each leaves one WARNING line for the operator.
-- Many workspaces (OAuth): the stored installation goes too (``flows.uninstall``).
+- Many workspaces (OAuth): the stored installation goes too (``flows.workspace.uninstall``).
 """
 
 from __future__ import annotations
@@ -14,8 +14,11 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from suggestbot.flows import home, revocation, uninstall, workspace_admin, workspace_language
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import workspace_language
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.workspace import admin as workspace_admin
+from suggestbot.flows.workspace import revocation, uninstall
 from suggestbot.installations.service import ContentClients
 from suggestbot.slackapp.edge.declaration import (
     Action,
