@@ -76,7 +76,7 @@ from benchkit import (
 )
 
 from suggestbot.config import Settings
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import EARLY_SHARE, SchedulerTimers
 from suggestbot.jobs.watch_list import Due

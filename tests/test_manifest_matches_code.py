@@ -139,7 +139,7 @@ def _functions_in_code() -> set[str]:
 
 
 def test_the_workflow_step_is_declared_with_its_inputs_and_outputs() -> None:
-    from suggestbot.flows import workflow_step
+    from suggestbot.flows.workflow import step as workflow_step
 
     doc = _manifest()
     assert _functions_in_code() == {"workflow_step.CALLBACK_ID"}

@@ -13,7 +13,7 @@ from deploy_helpers import (
     wait_for,
 )
 
-from suggestbot.flows.uninstall import UNINSTALLED
+from suggestbot.flows.workspace.uninstall import UNINSTALLED
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.store.sqlite import DB_FILENAME
 from suggestbot.ui.messages import t

@@ -6,7 +6,8 @@ from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Thread
 from suggestbot.demo.stage import Stage, wait_for
-from suggestbot.flows import linking, slackio, threads
+from suggestbot.flows.common import slackio, threads
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.ui.blocks.results import Message
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
-from suggestbot.flows import threads
+from suggestbot.flows.common import threads
 from suggestbot.store.conversation import ListState, PendingInstruction
 from suggestbot.store.offers import Offer, OfferedVariant
 from suggestbot.store.records import Digest, HeldInput

@@ -18,13 +18,14 @@ import pytest
 from inspiration_helpers import images, posts_with_role, text_of, wait_ephemeral
 
 from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
-from suggestbot.flows import digests, threads, usage
-from suggestbot.flows.deps import Deps
+from suggestbot.flows import digests
+from suggestbot.flows.common import threads, usage
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.content import GroupContent
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import from_epoch, next_fire
 from suggestbot.flows.digests.wave import WAVE_WORKERS, run_wave
-from suggestbot.flows.inspiration import Asker, read_newest
+from suggestbot.flows.inspiration.showing import Asker, read_newest
 from suggestbot.store.records import WEEKDAYS, Digest, shared_post_key
 
 WEEKEND = "0190c0de-5eed-7000-8000-00000000a101"

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from strangers import SECRET, World, alice_saw, running_world, snapshot, touched_private
 
 from suggestbot.demo.stage import ALICE
-from suggestbot.flows import workflow_step
+from suggestbot.flows.workflow import step as workflow_step
 from suggestbot.slackemu import payloads
 from suggestbot.ui.blocks import ids
 

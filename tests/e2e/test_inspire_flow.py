@@ -15,7 +15,9 @@ from inspiration_helpers import (
 )
 
 from suggestbot.demo.stage import ALICE, BRUNO, Stage, wait_for
-from suggestbot.flows import inspiration, inspiration_watches, threads
+from suggestbot.flows.common import threads
+from suggestbot.flows.inspiration import polling as inspiration_watches
+from suggestbot.flows.inspiration import showing as inspiration
 from suggestbot.jobs import inspiration_watch
 from suggestbot.store.offers import Watch
 from suggestbot.store.records import shared_post_key
@@ -204,7 +206,7 @@ def test_locale_mismatch_is_reported_not_guessed_around(
 ) -> None:
     deps = stage.runtime.deps  # type: ignore[union-attr]
     deps.content_locale = "de"  # the demo tenant holds English content
-    with caplog.at_level(logging.WARNING, logger="suggestbot.flows.content_locale"):
+    with caplog.at_level(logging.WARNING, logger="suggestbot.flows.common.content_locale"):
         stage.slack.slash_command(ALICE, stage.channel, "inspire weekend spring")
         answer = wait_ephemeral(stage, ALICE, "No ready-made content")
     text = text_of(answer)

@@ -17,9 +17,9 @@ import pytest
 from refine_helpers import brief_thread, connect, refinement_runs, wait_ephemeral_with, wait_turn
 
 from suggestbot.demo.stage import ALICE, Stage, wait_for
-from suggestbot.flows import linking
 from suggestbot.flows.digests.schedule import from_epoch
 from suggestbot.flows.digests.wave import run_wave
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.sandbox import RunTiming
 from suggestbot.ui.messages import t
 

@@ -1,4 +1,4 @@
-"""Every record named by id is acted on only by whom it belongs to (``flows.access``).
+"""Every record named by id is acted on only by whom it belongs to (``flows.common.access``).
 
 Bruno has a private channel (with the app in it, Alice not). Everything of his there — a
 digest, a brief and its thread, a refinement, a kept text, a pending instruction, an

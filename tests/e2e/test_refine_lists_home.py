@@ -18,7 +18,8 @@ from refine_helpers import (
 
 from suggestbot.contentapi import ContentClient, RefinementRequest, SteeredGenerationRequest
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
-from suggestbot.flows import lists, yours
+from suggestbot.flows.common import yours
+from suggestbot.flows.lists import listing as lists
 from suggestbot.sandbox import RunTiming
 from suggestbot.slackemu.transcript import view_transcript
 from suggestbot.store.records import Digest

@@ -19,7 +19,7 @@ from refine_helpers import (
 )
 
 from suggestbot.demo.stage import ALICE, BRUNO, CAROL, Stage, wait_for
-from suggestbot.flows import slackio
+from suggestbot.flows.common import slackio
 from suggestbot.slackemu import BOT_ID, BOT_USER_ID
 from suggestbot.ui.blocks.results import Message
 

@@ -23,8 +23,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
-from suggestbot.flows import brief
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import sending as brief
+from suggestbot.flows.common.deps import Deps
 from suggestbot.store import MemoryStore, Store, TokenVault
 from suggestbot.store.records import LinkedUser, Records, Request, user_key
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from suggestbot.flows.pacing import ChannelPacer
+from suggestbot.flows.common.pacing import ChannelPacer
 
 
 class FakeClock:

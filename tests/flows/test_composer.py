@@ -8,7 +8,7 @@ import pytest
 from flows_helpers import ALICE, BRUNO, TEAM, World, world
 
 from suggestbot.contentapi.checks import MAX_BRIEF_CHARS
-from suggestbot.flows import composer
+from suggestbot.flows.composer import tab as composer
 from suggestbot.store.records import Preferences, StoredCatalog, user_key
 from suggestbot.ui.replies import ComposerMessage
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from flows_helpers import ALICE, CHANNEL, SEGMENT, TEAM, USE_CASE, World, email, world
 
-from suggestbot.flows import brief, results
+from suggestbot.flows.brief import results
+from suggestbot.flows.brief import sending as brief
 from suggestbot.jobs import run_watcher
 from suggestbot.store.records import Request
 

@@ -17,12 +17,12 @@ import pytest
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import SuggestionSet
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.pacing import ChannelPacer
 from suggestbot.flows.digests import set_paused
 from suggestbot.flows.digests.wave import prune, run_wave
 from suggestbot.flows.digests.workspaces import forget_old
-from suggestbot.flows.inspiration import Asker
-from suggestbot.flows.pacing import ChannelPacer
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.store import MemoryStore
 from suggestbot.store.records import WEEKDAYS, Digest, Records
 from suggestbot.ui.messages import t

@@ -8,7 +8,8 @@ from collections.abc import Callable
 import pytest
 from flows_helpers import ALICE, BRUNO, TEAM, World, record_brief, world
 
-from suggestbot.flows import feedback, usage
+from suggestbot.flows.common import usage
+from suggestbot.flows.feedback import votes as feedback
 from suggestbot.store.feedback import usage_key, vote_key
 from suggestbot.store.records import Request
 

@@ -14,10 +14,13 @@ import pytest
 from flows_helpers import ALICE, BRUNO, CHANNEL, SEGMENT, TEAM, USE_CASE, World, world
 
 from no_whole_tables import NoWholeTables
-from suggestbot.flows import home, inspiration_watches, requests, revocation, yours
-from suggestbot.flows import lists as flows_lists
+from suggestbot.flows.common import requests, yours
 from suggestbot.flows.digests import subscriptions
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.inspiration import polling as inspiration_watches
+from suggestbot.flows.inspiration.showing import Asker
+from suggestbot.flows.lists import listing as flows_lists
+from suggestbot.flows.workspace import revocation
 from suggestbot.store.conversation import ListState
 from suggestbot.store.offers import Watch
 from suggestbot.store.records import Digest, HeldInput, LinkedUser, Request, user_key

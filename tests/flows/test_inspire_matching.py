@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from suggestbot.flows.matching import match_options, parse_inspire, resolve_pair
+from suggestbot.flows.inspiration.matching import match_options, parse_inspire, resolve_pair
 
 SEGMENTS = [
     ("0190c0de-5eed-7000-8000-00000000a101", "Weekend Hikers"),

@@ -6,7 +6,7 @@ import contextvars
 
 from flows_helpers import ALICE, TEAM, world
 
-from suggestbot.flows import linking
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.slackapp.priority import PriorityGate, mark_foreground
 
 # Long enough that a check held by the gate would miss the listener's budget below.

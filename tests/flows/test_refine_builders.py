@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from suggestbot.flows.refine import refine_target, refinement_request
-from suggestbot.flows.requests import root_message, wire_body
-from suggestbot.flows.threads import BoundSuggestion, ThreadBinding
+from suggestbot.flows.common.requests import root_message, wire_body
+from suggestbot.flows.common.threads import BoundSuggestion, ThreadBinding
+from suggestbot.flows.refine.replies import refine_target, refinement_request
 from suggestbot.slackemu.blockkit import MAX_MESSAGE_TEXT, check_message, check_view
 from suggestbot.store.records import Failure, Request
 from suggestbot.ui import failures

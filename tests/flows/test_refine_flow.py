@@ -19,7 +19,11 @@ from flows_helpers import (
     world,
 )
 
-from suggestbot.flows import brief, feedback, refine, refine_again, usage
+from suggestbot.flows.brief import sending as brief
+from suggestbot.flows.common import usage
+from suggestbot.flows.feedback import votes as feedback
+from suggestbot.flows.refine import again as refine_again
+from suggestbot.flows.refine import replies as refine
 from suggestbot.jobs import run_watcher
 from suggestbot.store.records import Request
 from suggestbot.ui.blocks import ids

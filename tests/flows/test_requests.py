@@ -23,7 +23,8 @@ from flows_helpers import (
     world,
 )
 
-from suggestbot.flows import brief, requests
+from suggestbot.flows.brief import sending as brief
+from suggestbot.flows.common import requests
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import recovery, run_watcher
 from suggestbot.store.records import Failure, Request, WorkspaceLanguage, user_key

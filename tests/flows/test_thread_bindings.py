@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from suggestbot.contentapi import Suggestion, Thread
-from suggestbot.flows import threads
+from suggestbot.flows.common import threads
 from suggestbot.store import MemoryStore
 from suggestbot.store.records import Records
 from suggestbot.ui.blocks.results import Message

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from flows_helpers import ALICE, BRUNO, TEAM, World, world
 
-from suggestbot.flows import home, workspace_language
+from suggestbot.flows.common import workspace_language
+from suggestbot.flows.home import tab as home
 from suggestbot.store.records import WorkspaceLanguage
 from suggestbot.store.workspaces import StoredInstallation
 from suggestbot.ui.blocks import ids

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.store import MemoryStore
 from suggestbot.store.records import Records
 

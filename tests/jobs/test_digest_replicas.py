@@ -24,10 +24,10 @@ from test_digest_wave import (
     _digest,
 )
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.pacing import ChannelPacer
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.wave import run_wave
-from suggestbot.flows.pacing import ChannelPacer
 from suggestbot.store import Store
 from suggestbot.store.records import Records
 

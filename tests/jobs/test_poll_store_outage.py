@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.store import MemoryStore, StoreUnavailable

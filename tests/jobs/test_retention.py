@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jobs_helpers import store_only_deps
 
-from suggestbot.flows.refine import KEEP_PENDING, pending
+from suggestbot.flows.refine.replies import KEEP_PENDING, pending
 from suggestbot.jobs import retention
 from suggestbot.store.conversation import PendingInstruction
 from suggestbot.store.records import KEEP_HELD, HeldInput

@@ -20,7 +20,7 @@ from suggestbot.contentapi import (
     RunStatus,
     SteeredGenerationRequest,
 )
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.watch_list import Due

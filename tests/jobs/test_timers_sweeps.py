@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from jobs_helpers import store_only_deps
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs import timers as timers_module
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.timers import SchedulerTimers

@@ -27,7 +27,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web import SlackResponse
 
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.sandbox import Sandbox
 from suggestbot.slackapp.app import build_app
 from suggestbot.slackemu import forms, payloads

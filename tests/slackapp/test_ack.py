@@ -18,7 +18,7 @@ from slack_bolt.adapter.asgi import SlackRequestHandler
 from slack_sdk import WebClient
 
 from suggestbot.asgi_thread import BackgroundServer
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackemu import SlackDriver, SlackEmulator
 from suggestbot.store import MemoryStore, TokenVault, generate_key

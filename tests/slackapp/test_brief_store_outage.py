@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners.commands.brief import resume_when_store_is_back
 from suggestbot.store import MemoryStore, StoreUnavailable, TokenVault, generate_key
 from suggestbot.store.codec import Record

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from suggestbot.flows import digests
-from suggestbot.flows import interactions as current
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Pair
+from suggestbot.flows.common import interactions as current
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import Pair
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.store import DeliveryLog, MemoryStore, TokenVault, generate_key
 from suggestbot.store.records import Records

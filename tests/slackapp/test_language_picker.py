@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from dispatch_helpers import ALICE, BRUNO, TEAM_ID, Workspace
 
-from suggestbot.flows import workspace_language
+from suggestbot.flows.common import workspace_language
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.messages import t
 

@@ -7,8 +7,8 @@
 - :mod:`~suggestbot.installations.service` — each workspace's service credentials and client.
 
 What is done with them lives above: admins set the service credentials in App Home
-(:mod:`suggestbot.flows.workspace_admin`), an uninstall is cleaned up after
-(:mod:`suggestbot.flows.uninstall`), the Bolt listeners of all this
+(:mod:`suggestbot.flows.workspace.admin`), an uninstall is cleaned up after
+(:mod:`suggestbot.flows.workspace.uninstall`), the Bolt listeners of all this
 (:func:`suggestbot.slackapp.listeners.register_many_workspaces`) and its wiring into the Bolt app
 (:mod:`suggestbot.slackapp.tenancy`) are at the Slack edge. Nothing here imports the flows, the
 UI or ``slackapp``.

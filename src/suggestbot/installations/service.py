@@ -2,7 +2,7 @@
 
 Design §2: one workspace is one tenant of the service, through a machine credential. In a
 multi-workspace install an admin of each workspace sets it (App Home, see
-:mod:`~suggestbot.flows.workspace_admin`): the service's address, client id and client secret,
+:mod:`~suggestbot.flows.workspace.admin`): the service's address, client id and client secret,
 kept per team with the secret encrypted. A workspace whose admin has not set one uses the
 app's configured client (``CONTENT_API_URL``…, or the built-in sandbox).
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests import wave
 from suggestbot.flows.digests.schedule import from_epoch
 from suggestbot.jobs.scheduler import Scheduler

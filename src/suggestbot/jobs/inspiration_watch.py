@@ -1,13 +1,13 @@
 """When the app looks for ready-made content it was asked to generate (old answers are
 forgotten by :mod:`suggestbot.jobs.maintenance`). What a look does is
-:mod:`suggestbot.flows.inspiration_watches`."""
+:mod:`suggestbot.flows.inspiration.polling`."""
 
 from __future__ import annotations
 
 import logging
 
-from suggestbot.flows import inspiration_watches
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration import polling as inspiration_watches
 from suggestbot.jobs.scheduler import Scheduler
 
 log = logging.getLogger(__name__)

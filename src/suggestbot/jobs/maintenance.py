@@ -14,10 +14,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from suggestbot.flows import inspiration
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests import wave
 from suggestbot.flows.digests.schedule import from_epoch
+from suggestbot.flows.inspiration import showing as inspiration
 from suggestbot.jobs import inspiration_watch, retention
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.store import StoreError

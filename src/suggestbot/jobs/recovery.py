@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from suggestbot.flows import requests
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import requests
+from suggestbot.flows.common.deps import Deps
 from suggestbot.store.records import ACTIVE_STATES
 
 log = logging.getLogger(__name__)

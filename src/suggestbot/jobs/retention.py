@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.refine import KEEP_PENDING, pending
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.refine.replies import KEEP_PENDING, pending
 from suggestbot.store.records import KEEP_HELD
 
 log = logging.getLogger(__name__)

@@ -48,8 +48,11 @@ from suggestbot.contentapi import (
     Unauthorized,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows import home, requests, results, turns
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import results
+from suggestbot.flows.common import requests
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.refine import turns
 from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store.records import Request

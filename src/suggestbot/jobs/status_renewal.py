@@ -1,6 +1,6 @@
 """When status lines are renewed: about every minute, so a run that lasts longer than Slack
 keeps a line (two minutes after it was last set) never loses it. What is shown is decided in
-:mod:`suggestbot.flows.requests` and :mod:`suggestbot.flows.live_status`.
+:mod:`suggestbot.flows.common.requests` and :mod:`suggestbot.flows.common.live_status`.
 
 One replica renews them all each time: the renewal is a unit of the store's ``status_renewal``
 queue, due every :data:`EVERY_S`; every replica looks a few times a minute, and the one that
@@ -14,8 +14,8 @@ import logging
 import time
 from collections.abc import Callable
 
-from suggestbot.flows import requests
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import requests
+from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs.maintenance import Pass, run_due
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.store import StoreError

@@ -1,4 +1,4 @@
-"""The flows' deferred work (:class:`~suggestbot.flows.deps.Timers`).
+"""The flows' deferred work (:class:`~suggestbot.flows.common.deps.Timers`).
 
 - **Sends** (a brief waiting to be sent, or to be sent again after ``Retry-After``) are units
   of work in the store too (``records.run_sends``), claimed by one process once due (never
@@ -43,8 +43,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from suggestbot import metrics
 from suggestbot.contentapi import GenerationRun
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.requests import first_poll_delay
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.requests import first_poll_delay
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.recovery import resume_one

@@ -25,7 +25,7 @@ from slack_sdk.http_retry.builtin_handlers import (
 from suggestbot import metrics
 from suggestbot.config import Settings
 from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs import digest_wave, inspiration_watch, maintenance, status_renewal
 from suggestbot.jobs.interaction_claims import InteractionClaims
 from suggestbot.jobs.recovery import resume_all

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from slack_bolt import App, BoltRequest, BoltResponse
 from slack_sdk import WebClient
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.installations.scope import ContextExecutor
 from suggestbot.slackapp.listeners import register_all, register_one_workspace
 

@@ -30,8 +30,8 @@ from slack_sdk.http_retry import RetryHandler
 
 from suggestbot.config import Settings
 from suggestbot.contentapi import ContentClient
-from suggestbot.flows import workspace_admin
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.workspace import admin as workspace_admin
 from suggestbot.installations.service import ContentClients, TeamContentProxy
 from suggestbot.installations.state import SignedStateStore
 from suggestbot.installations.store import EncryptedInstallationStore

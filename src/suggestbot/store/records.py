@@ -123,7 +123,7 @@ class Request(BaseModel):
     created_at: float = Field(default_factory=time.time)
     # Sent by a Workflow Builder step: the step's execution and its token, sealed. Slack sends
     # the step once and its token lives until the step completes, so the step is completed
-    # from the request's end in whichever process reaches it (flows.step_completion).
+    # from the request's end in whichever process reaches it (flows.workflow.completion).
     step_execution_id: str | None = None
     step_token_enc: str | None = Field(default=None, repr=False)
 
@@ -273,7 +273,7 @@ class HealthProbe(BaseModel):
 
 class ThreadLineage(BaseModel):
     """What readers outside the thread flow need of a thread binding: the service thread it
-    follows, once known. The binding itself (written by :mod:`suggestbot.flows.threads`) has
+    follows, once known. The binding itself (written by :mod:`suggestbot.flows.common.threads`) has
     more fields, which this view leaves alone."""
 
     service_thread_id: str | None = None
@@ -492,7 +492,7 @@ class Records:
         self.workspace_languages: Table[WorkspaceLanguage] = Table(
             store, "workspace_languages", WorkspaceLanguage
         )
-        # Written by flows.threads (which owns the full ThreadBinding record).
+        # Written by flows.common.threads (which owns the full ThreadBinding record).
         self.thread_bindings: Table[ThreadBinding] = Table(store, "thread_bindings", ThreadBinding)
         # The same table read as the lineage only, for lists that need no more of it.
         self.thread_lineages: View[ThreadLineage] = View(store, "thread_bindings", ThreadLineage)

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from suggestbot.contentapi import ContentApiError, SuggestionSet
-from suggestbot.flows import content_locale
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import content_locale
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import from_epoch
-from suggestbot.flows.inspiration import Pair, read_newest, variant_of
+from suggestbot.flows.inspiration.showing import Pair, read_newest, variant_of
 from suggestbot.store.records import Digest
 from suggestbot.ui.blocks.inspiration import Labels, build_digest_message, build_digest_quiet_line
 from suggestbot.ui.blocks.results import Message

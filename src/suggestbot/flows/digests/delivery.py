@@ -6,7 +6,7 @@ died in between: the channel's history is searched for the post (by its message 
 before posting again, and a post found there gets its shared-post record if it lacks one.
 
 - **Pacing**: one message per digest; posts to the same channel are spaced a second apart
-  (:class:`~suggestbot.flows.pacing.ChannelPacer`); a 429 is waited out by the
+  (:class:`~suggestbot.flows.common.pacing.ChannelPacer`); a 429 is waited out by the
   ``WebClient`` (Retry-After).
 - **Health**: a channel that no longer takes posts pauses its digest and the creator is told.
 """
@@ -21,16 +21,16 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import SuggestionSet
-from suggestbot.flows import slackio
-from suggestbot.flows.channel_posts import find_in_channel
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import slackio
+from suggestbot.flows.common.channel_posts import find_in_channel
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.pacing import ChannelPacer
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.digests.content import GroupContent, render
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import Occurrence
 from suggestbot.flows.digests.writes import DigestChange, PendingWrites
-from suggestbot.flows.inspiration import SharedRoot
-from suggestbot.flows.pacing import ChannelPacer
+from suggestbot.flows.inspiration.showing import SharedRoot
 from suggestbot.store.marks import DigestDelivery, delivery_key
 from suggestbot.store.records import Digest, SharedPost
 from suggestbot.ui.blocks.inspiration import Labels, digest_late_note

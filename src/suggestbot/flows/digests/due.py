@@ -19,7 +19,7 @@ import threading
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.digests.delivery import Due
 from suggestbot.flows.digests.schedule import due_occurrence, from_epoch, known_zones

@@ -11,11 +11,12 @@ from collections.abc import Collection
 from typing import Any
 
 from suggestbot.contentapi import ContentApiError
-from suggestbot.flows import access, home, interactions, slackio
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access, interactions, slackio
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.content import pair_of, render
 from suggestbot.flows.digests.schedule import Schedule, from_epoch, next_fire
-from suggestbot.flows.inspiration import Asker, Pair, image_url, read_newest, tell
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.inspiration.showing import Asker, Pair, image_url, read_newest, tell
 from suggestbot.store.records import Digest
 from suggestbot.ui.blocks.digest_notices import (
     added_text,
@@ -96,7 +97,7 @@ def visible(deps: Deps, *, team_id: str, channel_id: str, user_id: str) -> list[
 def find(deps: Deps, asker: Asker, ref: str, *, change: bool = False) -> Digest | None:
     """The digest ``ref`` names (its id or the start of it); without ``ref``, the channel's only
     digest. Only digests the asker may read (or, with ``change``, change) are considered
-    (:mod:`suggestbot.flows.access`). None when there is no such digest or the choice is not
+    (:mod:`suggestbot.flows.common.access`). None when there is no such digest or the choice is not
     unique."""
     ref = ref.strip().lower()
     digests = deps.records.digests

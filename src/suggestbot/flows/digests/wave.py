@@ -32,8 +32,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from suggestbot import metrics
-from suggestbot.flows import workspace_language
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import workspace_language
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.pacing import PACER, ChannelPacer
 from suggestbot.flows.digests import subscriptions
 from suggestbot.flows.digests.content import GroupContent, GroupReads
 from suggestbot.flows.digests.delivery import Due, deliver
@@ -41,7 +42,6 @@ from suggestbot.flows.digests.due import covered, find_due, uncovered
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.workspaces import WorkspaceClaims, forget_old
 from suggestbot.flows.digests.writes import PendingWrites, SentCounts
-from suggestbot.flows.pacing import PACER, ChannelPacer
 from suggestbot.installations.scope import team_scope
 from suggestbot.store.marks import DigestDelivery, delivery_date
 

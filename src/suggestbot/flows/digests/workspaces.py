@@ -18,7 +18,7 @@ import hashlib
 import math
 from collections.abc import Callable, Sequence
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 
 # As long as a wave's delivery claims: a workspace whose replica died is left to the others.
 LEASE_S = 50.0

@@ -26,9 +26,9 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 
-from suggestbot.flows import usage
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import SharedRoot, record_shared_many
+from suggestbot.flows.common import usage
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import SharedRoot, record_shared_many
 from suggestbot.store.marks import DigestDelivery
 from suggestbot.store.records import Digest
 

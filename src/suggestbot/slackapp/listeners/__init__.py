@@ -14,7 +14,7 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.installations.service import ContentClients
 from suggestbot.slackapp.listeners import (
     actions,

@@ -21,8 +21,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import interactions, slackio
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import interactions, slackio
+from suggestbot.flows.common.deps import Deps
 from suggestbot.store import StoreUnavailable
 from suggestbot.ui.blocks.notices import build_failure_notice, build_gone
 from suggestbot.ui.blocks.results import Message

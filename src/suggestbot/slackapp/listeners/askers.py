@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows import access, slackio
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.payloads import acting_user, action_value, button_place
 

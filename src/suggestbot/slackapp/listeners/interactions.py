@@ -14,7 +14,7 @@ A listener registers the work it hands over with :func:`on_view`, :func:`on_acti
 :func:`on_event` or :func:`on_thread_reply`, as a function of the delivery alone, so that the
 replay does exactly what the listener would have done after its ack. Replaying is safe because
 each step is: records created for an interaction take their id from it
-(``flows.interactions.derived_id``), requests carry on through their own recovery, and state
+(``flows.common.interactions.derived_id``), requests carry on through their own recovery, and state
 changes are claims (a second attempt finds them done).
 """
 
@@ -26,8 +26,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows import interactions
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import interactions
+from suggestbot.flows.common.deps import Deps
 from suggestbot.installations.scope import current_team, team_scope
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.store import VaultError

@@ -57,7 +57,7 @@ class Variant:
     alt_text: str | None = None
     rationale: str | None = None
     buttons: Sequence[Button] = field(default_factory=tuple)
-    # What its feedback buttons carry (see flows.feedback); None shows none.
+    # What its feedback buttons carry (see flows.feedback.votes); None shows none.
     feedback: str | None = None
 
 

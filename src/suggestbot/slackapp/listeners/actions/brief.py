@@ -7,9 +7,10 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import access, requests, results
-from suggestbot.flows.brief_modal import open_brief_modal
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import results
+from suggestbot.flows.brief.modal import open_brief_modal
+from suggestbot.flows.common import access, requests
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import answer_press, person_pressing

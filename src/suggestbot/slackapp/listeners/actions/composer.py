@@ -7,8 +7,9 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import access, composer
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.composer import tab as composer
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import person_pressing

@@ -5,8 +5,8 @@ from __future__ import annotations
 from slack_bolt import App
 
 from suggestbot.flows import digests
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import with_asker

@@ -11,8 +11,10 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import access, feedback, results, slackio
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import results
+from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.feedback import votes as feedback
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import person_pressing

@@ -6,9 +6,10 @@ import re
 
 from slack_bolt import App
 
-from suggestbot.flows import access, inspiration
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration import showing as inspiration
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import with_asker

@@ -6,8 +6,9 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import home, workspace_language
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import workspace_language
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.ui.blocks import ids

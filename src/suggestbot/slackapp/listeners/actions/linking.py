@@ -6,9 +6,11 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import access, linking, refine
-from suggestbot.flows.brief_modal import open_brief_modal
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief.modal import open_brief_modal
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.linking import accounts as linking
+from suggestbot.flows.refine import replies as refine
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import answer_press, person_pressing

@@ -6,8 +6,9 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import histories, lists
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.lists import histories
+from suggestbot.flows.lists import listing as lists
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.payloads import acting_user, action_value, button_place

@@ -11,8 +11,13 @@ from typing import Any
 
 from slack_bolt import App
 
-from suggestbot.flows import access, linking, refine, refine_again, rename, threads, turns
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access, threads
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.linking import accounts as linking
+from suggestbot.flows.refine import again as refine_again
+from suggestbot.flows.refine import replies as refine
+from suggestbot.flows.refine import turns
+from suggestbot.flows.rename import thread_name as rename
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.slackapp.listeners.askers import person_pressing

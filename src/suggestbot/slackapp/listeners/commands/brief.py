@@ -8,9 +8,11 @@ import time
 from typing import Any
 
 from suggestbot.contentapi.checks import check_brief
-from suggestbot.flows import brief, interactions, linking
-from suggestbot.flows.brief_modal import open_brief_modal, quick_request
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import sending as brief
+from suggestbot.flows.brief.modal import open_brief_modal, quick_request
+from suggestbot.flows.common import interactions
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.slackapp.listeners.askers import answer_command
 from suggestbot.store import StoreUnavailable
 from suggestbot.store.records import HeldInput

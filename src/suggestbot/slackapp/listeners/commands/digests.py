@@ -8,9 +8,10 @@ from typing import Any
 
 from slack_sdk.errors import SlackApiError
 
-from suggestbot.flows import digests, slackio
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.inspiration import Asker
+from suggestbot.flows import digests
+from suggestbot.flows.common import slackio
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.listeners import askers
 from suggestbot.ui.blocks.digest_notices import build_digest_usage, build_invite_first
 from suggestbot.ui.blocks.digests import build_digest_modal

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows import drafts
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.drafts import saving as drafts
 from suggestbot.slackapp.listeners.commands.linking import connect_first
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners.askers import answer_command
 from suggestbot.ui.blocks.notices import build_help, build_unknown_subcommand
 

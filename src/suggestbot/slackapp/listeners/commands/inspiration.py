@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows import inspiration
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration import showing as inspiration
 from suggestbot.slackapp.listeners import askers
 
 

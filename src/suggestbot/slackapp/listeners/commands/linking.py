@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows import home, linking
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.linking import accounts as linking
 from suggestbot.slackapp.listeners.askers import answer_command
 from suggestbot.ui.blocks.notices import (
     build_connect_first,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from suggestbot.flows import lists
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.lists import listing as lists
 from suggestbot.slackapp.listeners.commands.linking import connect_first
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.slackapp.listeners.commands import (
     brief,

@@ -11,8 +11,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.flows import composer
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.composer import tab as composer
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui.replies import composer_message

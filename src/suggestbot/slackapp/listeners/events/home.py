@@ -6,8 +6,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import home
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
 from suggestbot.slackapp.listeners.ack import in_background
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.flows import refine
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.refine import replies as refine
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui.replies import thread_reply

@@ -23,8 +23,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.flows import revocation
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.workspace import revocation
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from typing import Any
 
 from slack_bolt import Ack, App, BoltContext
 
-from suggestbot.flows import uninstall
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.workspace import uninstall
 from suggestbot.installations.service import ContentClients
 
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import workflow_step
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.workflow import step as workflow_step
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui.payloads import workspace_of

@@ -20,8 +20,8 @@ from typing import Any
 
 from slack_bolt import App, BoltContext, BoltResponse
 
-from suggestbot.flows import interactions as current_interaction
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import interactions as current_interaction
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.commands import brief as brief_command
 from suggestbot.slackapp.listeners.middleware import store_outage

@@ -15,7 +15,7 @@ from typing import Any
 
 from slack_bolt import BoltResponse
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.ui.blocks.notices import build_outage_answer
 
 log = logging.getLogger(__name__)

@@ -17,7 +17,7 @@ from typing import Any
 from slack_bolt import App, BoltResponse
 
 from suggestbot.contentapi import is_invalid_text
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.ui import field_errors
 from suggestbot.ui.payloads import submitted_view, view_values
 

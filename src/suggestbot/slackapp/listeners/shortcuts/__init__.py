@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from slack_bolt import App
 
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners.shortcuts import brief
 
 

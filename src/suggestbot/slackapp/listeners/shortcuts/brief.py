@@ -7,8 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import brief_modal
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import modal as brief_modal
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.payloads import shortcut_message

@@ -9,8 +9,9 @@ from slack_bolt import Ack, App
 
 from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief
-from suggestbot.flows import access, brief, requests
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.brief import sending as brief
+from suggestbot.flows.common import access, requests
+from suggestbot.flows.common.deps import Deps
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.slackapp.listeners.askers import person_submitting

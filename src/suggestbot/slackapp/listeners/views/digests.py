@@ -7,10 +7,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import access, digests, slackio
-from suggestbot.flows.deps import Deps
+from suggestbot.flows import digests
+from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.schedule import is_valid_zone, parse_hhmm
-from suggestbot.flows.inspiration import Pair
+from suggestbot.flows.inspiration.showing import Pair
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui import field_errors

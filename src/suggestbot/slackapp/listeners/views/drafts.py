@@ -6,8 +6,9 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import access, drafts
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.drafts import saving as drafts
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui import field_errors

@@ -6,8 +6,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import feedback
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.feedback import votes as feedback
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui.blocks import ids

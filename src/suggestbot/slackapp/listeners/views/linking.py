@@ -8,9 +8,11 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import access, home, linking, slackio
-from suggestbot.flows.deps import Deps
-from suggestbot.flows.linking import LinkResult
+from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.home import tab as home
+from suggestbot.flows.linking import accounts as linking
+from suggestbot.flows.linking.accounts import LinkResult
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui import field_errors

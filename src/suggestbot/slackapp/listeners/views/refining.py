@@ -7,8 +7,10 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.contentapi.checks import check_thread_name
-from suggestbot.flows import access, refine, rename
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common import access
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.refine import replies as refine
+from suggestbot.flows.rename import thread_name as rename
 from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui import field_errors

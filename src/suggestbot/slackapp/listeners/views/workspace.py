@@ -7,8 +7,8 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows import workspace_admin
-from suggestbot.flows.deps import Deps
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.workspace import admin as workspace_admin
 from suggestbot.installations.service import ContentClients
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.ui.blocks import ids

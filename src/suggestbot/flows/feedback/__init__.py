@@ -1,0 +1,3 @@
+"""Thumbs-up and thumbs-down on a posted variant or turn, one vote per person."""
+
+__all__ = ["votes"]

@@ -1,0 +1,692 @@
+"""``/suggest inspire``: the newest ready-made content, shown to one person, shared on demand.
+
+Reads use the machine client and the workspace's content locale, with ``expand=asset_urls`` so
+the images arrive with URLs minted for this very answer (they are credentials: shown, never
+kept). What was shown is kept as an :class:`Offer` (ids and image refs only), so "Share" and
+"Refine…" post exactly that variant later. A shared variant becomes a root message in the
+channel, recorded as a :class:`~suggestbot.store.records.SharedPost` so its Slack
+thread can be bound to the service's thread for refinements.
+
+An empty answer says why it may be empty and offers "Generate now": the app then watches for
+the new version (:mod:`suggestbot.flows.inspiration.polling`) and posts it when it appears.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from slack_sdk.errors import SlackApiError
+
+from suggestbot.contentapi import (
+    ContentApiError,
+    EmailPayload,
+    NotFound,
+    SocialSingleImagePayload,
+    Suggestion,
+    SuggestionKind,
+    SuggestionSet,
+)
+from suggestbot.flows.common import content_locale, slackio, threads, workspace_language
+from suggestbot.flows.common.channel_posts import find_in_channel
+from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.pacing import PACER
+from suggestbot.flows.inspiration.matching import Resolution, parse_inspire, resolve_pair
+from suggestbot.flows.linking import accounts as linking
+from suggestbot.store.marks import ShareMark
+from suggestbot.store.offers import Offer, OfferedVariant, Watch, offer_of_share, share_key
+from suggestbot.store.records import SharedPost, Table, shared_post_key
+from suggestbot.ui.blocks.inspiration import (
+    Labels,
+    build_empty_answer,
+    build_inspiration_answer,
+    build_pair_picker,
+    build_shared_messages,
+    pick_value,
+)
+from suggestbot.ui.blocks.inspiration_notices import (
+    GenerationStart,
+    SharedWhere,
+    build_bad_option,
+    build_cannot_post,
+    build_content_unavailable,
+    build_generation_notice,
+    build_offer_gone,
+    build_shared_notice,
+    build_watch_expired,
+    generation_note,
+    ready_note,
+    skipped_note,
+)
+from suggestbot.ui.blocks.notices import build_notice
+from suggestbot.ui.blocks.results import Message, Variant
+from suggestbot.ui.blocks.thread_modals import build_refine_modal
+from suggestbot.ui.payloads import dump_metadata
+
+log = logging.getLogger(__name__)
+
+SHARE_ROLE = "inspiration_share"
+
+
+def offers(deps: Deps) -> Table[Offer]:
+    return deps.records.offers
+
+
+def watches(deps: Deps) -> Table[Watch]:
+    return deps.records.watches
+
+
+def prune(deps: Deps, *, older_than: float) -> int:
+    """Forget answers (and their share claims) shown before ``older_than`` (epoch seconds);
+    their buttons then say the answer expired. Returns how many answers were dropped."""
+    gone = {key for key, offer in deps.records.offers.items() if offer.created_at < older_than}
+    for key in gone:
+        deps.records.offers.delete(key)
+    for key, _ in deps.records.shares.items():
+        if offer_of_share(key) in gone:
+            deps.records.shares.delete(key)
+    return len(gone)
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A segment and a use case, by id and by name."""
+
+    segment_id: str
+    segment_name: str
+    use_case_id: str
+    use_case_name: str
+
+    @property
+    def labels(self) -> Labels:
+        return Labels(segment=self.segment_name, use_case=self.use_case_name)
+
+
+@dataclass(frozen=True)
+class Asker:
+    """Who asked, where, and how to answer them only."""
+
+    team_id: str
+    user_id: str
+    channel_id: str
+    response_url: str | None = None
+    trigger_id: str | None = None  # a button press's, to open a modal (valid 3 seconds)
+
+
+def tell(deps: Deps, asker: Asker, message: Message) -> None:
+    slackio.notify(
+        deps,
+        user_id=asker.user_id,
+        channel_id=asker.channel_id,
+        message=message,
+        response_url=asker.response_url,
+    )
+
+
+def tell_offer_gone(deps: Deps, asker: Asker) -> None:
+    """A button of an answer that is no longer kept: say so (run the command again)."""
+    tell(deps, asker, build_offer_gone(lang=deps.lang_of(asker.user_id)))
+
+
+def _tell_unavailable(deps: Deps, asker: Asker) -> None:
+    tell(deps, asker, build_content_unavailable(lang=deps.lang_of(asker.user_id)))
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+
+def command(deps: Deps, asker: Asker, text: str) -> None:
+    """``/suggest inspire [segment] [use case] [--version N] [--refresh]``."""
+    args = parse_inspire(text)
+    if args.error:
+        tell(deps, asker, build_bad_option(lang=deps.lang_of(asker.user_id), option=args.error))
+        return
+    catalog = deps.catalog()
+    found = resolve_pair(args.words, segments=catalog.segments, use_cases=catalog.use_cases)
+    if not found.complete and args.words:
+        # A name may be new since the catalogue was cached.
+        catalog = deps.catalog(refresh=True)
+        found = resolve_pair(args.words, segments=catalog.segments, use_cases=catalog.use_cases)
+    if found.complete:
+        assert found.segment.chosen and found.use_case.chosen
+        pair = Pair(*found.segment.chosen, *found.use_case.chosen)
+        show(deps, asker, pair, version=args.version, refresh=args.refresh)
+        return
+    offer_picker(deps, asker, found, version=args.version, refresh=args.refresh)
+
+
+def offer_picker(
+    deps: Deps, asker: Asker, found: Resolution, *, version: int | None, refresh: bool
+) -> None:
+    """Ask for the side that is missing or ambiguous, segment first."""
+    lang = deps.lang_of(asker.user_id)
+    segment, use_case = found.segment, found.use_case
+    asking: Literal["segment", "use_case"]
+    if segment.chosen is None:
+        asking, options, typed = "segment", list(segment.choices), segment.typed
+        chosen_use_case = use_case.chosen[0] if use_case.chosen else None
+        values = [
+            pick_value(
+                segment_id=option_id,
+                use_case_id=chosen_use_case,
+                version=version,
+                refresh=refresh,
+            )
+            for option_id, _ in options
+        ]
+        chosen = use_case.chosen[1] if use_case.chosen else None
+    else:
+        asking, options, typed = "use_case", list(use_case.choices), use_case.typed
+        values = [
+            pick_value(
+                segment_id=segment.chosen[0],
+                use_case_id=option_id,
+                version=version,
+                refresh=refresh,
+            )
+            for option_id, _ in options
+        ]
+        chosen = segment.chosen[1]
+    message = build_pair_picker(
+        lang=lang,
+        asking=asking,
+        typed=typed,
+        unknown=found.unknown_text or None,
+        chosen=chosen,
+        options=options,
+        values=values,
+    )
+    tell(deps, asker, message)
+
+
+def picked(deps: Deps, asker: Asker, choice: dict[str, Any]) -> None:
+    """A picker button was pressed: show, or ask for what is still missing."""
+    catalog = deps.catalog()
+    segments, use_cases = dict(catalog.segments), dict(catalog.use_cases)
+    segment_id, use_case_id = choice.get("s"), choice.get("u")
+    if (segment_id and segment_id not in segments) or (
+        use_case_id and use_case_id not in use_cases
+    ):
+        catalog = deps.catalog(refresh=True)
+        segments, use_cases = dict(catalog.segments), dict(catalog.use_cases)
+    version = choice.get("v") if isinstance(choice.get("v"), int) else None
+    refresh = bool(choice.get("r"))
+    if segment_id in segments and use_case_id in use_cases:
+        pair = Pair(segment_id, segments[segment_id], use_case_id, use_cases[use_case_id])
+        show(deps, asker, pair, version=version, refresh=refresh)
+        return
+    words: list[str] = []
+    if segment_id in segments:
+        words.append(segment_id)
+    found = resolve_pair(words, segments=catalog.segments, use_cases=catalog.use_cases)
+    offer_picker(deps, asker, found, version=version, refresh=refresh)
+
+
+# --- showing a set -------------------------------------------------------------------------------
+
+
+def image_url(suggestion: Suggestion) -> str | None:
+    asset = suggestion.asset
+    return None if asset is None else asset.reveal_url()
+
+
+def variant_of(suggestion: Suggestion, *, total: int, url: str | None) -> Variant:
+    """A suggestion as the builders show it (``url``: a freshly minted image URL, or None)."""
+    payload = suggestion.payload
+    subject = payload.subject if isinstance(payload, EmailPayload) else None
+    alt = payload.asset.alt_text if isinstance(payload, SocialSingleImagePayload) else None
+    return Variant(
+        suggestion_id=suggestion.id,
+        number=suggestion.variant_no,
+        total=total,
+        kind=suggestion.kind.value,
+        body=payload.body,
+        subject=subject,
+        image_url=url,
+        alt_text=alt,
+        rationale=suggestion.rationale,
+    )
+
+
+def read_newest(
+    deps: Deps, pair: Pair, *, version: int | None = None, asset_urls: bool = True
+) -> SuggestionSet | None:
+    """The newest set (or ``version``) in the workspace's locale; None when there is none."""
+    sets = deps.content.get_inspiration(
+        segment_id=pair.segment_id,
+        use_case_id=pair.use_case_id,
+        locale=deps.content_locale,
+        version=version,
+        asset_urls=asset_urls,
+    )
+    if not sets:
+        return None
+    content_locale.learn(deps, sets[0].locale)
+    return sets[0]
+
+
+def show(
+    deps: Deps, asker: Asker, pair: Pair, *, version: int | None = None, refresh: bool = False
+) -> None:
+    """Answer with the set, or say why there is none; ``refresh`` also asks for a new one."""
+    lang = deps.lang_of(asker.user_id)
+    notes: list[str] = []
+    try:
+        found = read_newest(deps, pair, version=version)
+    except ContentApiError as exc:
+        log.warning("reading ready-made content failed (%s)", exc)
+        _tell_unavailable(deps, asker)
+        return
+    if refresh:
+        # Asked after reading, so what is shown now is the version the new one replaces.
+        known = (found, True) if version is None else (None, False)
+        start = _start_generation(deps, asker, pair, current=known)
+        notes.append(generation_note(lang=lang, start=start, labels=pair.labels))
+    if found is None:
+        if refresh:
+            tell(deps, asker, build_notice(lang=lang, text="\n".join(notes)))
+            return
+        explain_empty(deps, asker, pair, version=version)
+        return
+    offer = remember(deps, asker, pair, found)
+    tell(
+        deps,
+        asker,
+        answer_message(deps, offer, found, lang=lang, newest=version is None, notes=notes),
+    )
+
+
+def remember(deps: Deps, asker: Asker, pair: Pair, found: SuggestionSet) -> Offer:
+    offer = Offer(
+        team_id=asker.team_id,
+        user_id=asker.user_id,
+        channel_id=asker.channel_id,
+        segment_id=pair.segment_id,
+        use_case_id=pair.use_case_id,
+        segment_name=pair.segment_name,
+        use_case_name=pair.use_case_name,
+        locale=found.locale,
+        version=found.version,
+        suggestion_set_id=found.id,
+        variants=[
+            OfferedVariant(
+                suggestion_id=s.id,
+                variant_no=s.variant_no,
+                kind=s.kind.value,
+                asset_ref=None if s.asset is None else str(s.asset.ref),
+            )
+            for s in found.suggestions
+        ],
+        created_at=deps.clock(),
+    )
+    offers(deps).put(offer.id, offer)
+    return offer
+
+
+def answer_message(
+    deps: Deps,
+    offer: Offer,
+    found: SuggestionSet,
+    *,
+    lang: str,
+    newest: bool,
+    notes: Sequence[str] = (),
+) -> Message:
+    total = len(found.suggestions)
+    variants = [variant_of(s, total=total, url=image_url(s)) for s in found.suggestions]
+    extra = list(notes)
+    if found.skipped_count:
+        extra.append(skipped_note(lang=lang, count=found.skipped_count))
+    return build_inspiration_answer(
+        lang=lang,
+        labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
+        version=found.version,
+        newest=newest,
+        variants=variants,
+        offer_id=offer.id,
+        notes=extra,
+    )
+
+
+def explain_empty(deps: Deps, asker: Asker, pair: Pair, *, version: int | None) -> None:
+    """Nothing to show: a wrong locale, a version that does not exist, or nothing yet."""
+    lang = deps.lang_of(asker.user_id)
+    held = content_locale.probe(deps)
+    newest_version = None
+    if held is None and version is not None:
+        try:
+            newest = read_newest(deps, pair, asset_urls=False)
+        except ContentApiError:
+            newest = None
+        newest_version = newest.version if newest is not None else None
+    message = build_empty_answer(
+        lang=lang,
+        labels=pair.labels,
+        version=version,
+        newest_version=newest_version,
+        locale_mismatch=(deps.content_locale, held) if held else None,
+        generate_value=pick_value(segment_id=pair.segment_id, use_case_id=pair.use_case_id),
+    )
+    tell(deps, asker, message)
+
+
+# --- generating ----------------------------------------------------------------------------------
+
+
+def _start_generation(
+    deps: Deps,
+    asker: Asker,
+    pair: Pair,
+    *,
+    current: tuple[SuggestionSet | None, bool] = (None, False),
+) -> GenerationStart:
+    """Ask the service for a new set and watch for it; returns what came of asking.
+
+    Args:
+        current: the newest set as just read, and whether it was read (else it is read here),
+            so the watch knows which version the new one must beat.
+    """
+    newest, known = current
+    try:
+        if not known:
+            newest = read_newest(deps, pair, asset_urls=False)
+        deps.content.trigger_inspiration(segment_id=pair.segment_id, use_case_id=pair.use_case_id)
+    except NotFound:
+        return "not_set_up"
+    except ContentApiError as exc:
+        log.warning("asking for ready-made content failed (%s)", exc)
+        return "unavailable"
+    now = deps.clock()
+    watch = Watch(
+        team_id=asker.team_id,
+        user_id=asker.user_id,
+        channel_id=asker.channel_id,
+        segment_id=pair.segment_id,
+        use_case_id=pair.use_case_id,
+        segment_name=pair.segment_name,
+        use_case_name=pair.use_case_name,
+        locale=deps.content_locale,
+        known_version=newest.version if newest else None,
+        started_at=now,
+        next_poll_at=now,
+    )
+    watches(deps).put(watch.id, watch)
+    return "generating"
+
+
+def generate_now(deps: Deps, asker: Asker, pair: Pair) -> None:
+    """The "Generate now" button: trigger (joining a generation in progress) and watch."""
+    lang = deps.lang_of(asker.user_id)
+    start = _start_generation(deps, asker, pair)
+    tell(deps, asker, build_generation_notice(lang=lang, start=start, labels=pair.labels))
+
+
+def pair_of(deps: Deps, choice: dict[str, Any]) -> Pair | None:
+    segment_id, use_case_id = choice.get("s"), choice.get("u")
+    for refresh in (False, True):
+        catalog = deps.catalog(refresh=refresh)
+        segments, use_cases = dict(catalog.segments), dict(catalog.use_cases)
+        if segment_id in segments and use_case_id in use_cases:
+            return Pair(segment_id, segments[segment_id], use_case_id, use_cases[use_case_id])
+    return None
+
+
+def deliver_watch(deps: Deps, watch: Watch, found: SuggestionSet) -> None:
+    """The generation a user asked for is ready: show it to them where they asked."""
+    asker = Asker(team_id=watch.team_id, user_id=watch.user_id, channel_id=watch.channel_id)
+    pair = Pair(watch.segment_id, watch.segment_name, watch.use_case_id, watch.use_case_name)
+    lang = deps.lang_of(watch.user_id)
+    offer = remember(deps, asker, pair, found)
+    note = ready_note(lang=lang, labels=pair.labels)
+    tell(deps, asker, answer_message(deps, offer, found, lang=lang, newest=True, notes=[note]))
+
+
+def watch_expired(deps: Deps, watch: Watch) -> None:
+    asker = Asker(team_id=watch.team_id, user_id=watch.user_id, channel_id=watch.channel_id)
+    labels = Labels(segment=watch.segment_name, use_case=watch.use_case_name)
+    tell(deps, asker, build_watch_expired(lang=deps.lang_of(watch.user_id), labels=labels))
+
+
+# --- sharing -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shared:
+    channel_id: str
+    ts: str
+    already: bool = False
+
+
+def _suggestion_with_url(
+    deps: Deps, offer: Offer, suggestion_id: str
+) -> tuple[Suggestion, int, str | None]:
+    """The suggestion as shown, with a fresh image URL: the same version read again (one call
+    that also mints the URLs), else the suggestion itself and one mint."""
+    if offer.version is not None:
+        pair = Pair(offer.segment_id, offer.segment_name, offer.use_case_id, offer.use_case_name)
+        sets = deps.content.get_inspiration(
+            segment_id=pair.segment_id,
+            use_case_id=pair.use_case_id,
+            locale=offer.locale,
+            version=offer.version,
+            asset_urls=True,
+        )
+        for suggestion in sets[0].suggestions if sets else []:
+            if suggestion.id == suggestion_id:
+                return suggestion, len(sets[0].suggestions), image_url(suggestion)
+    suggestion = deps.content.get_suggestion(id=suggestion_id)
+    url = None
+    if suggestion.asset is not None:
+        try:
+            minted = deps.content.mint_asset_urls(refs=[str(suggestion.asset.ref)])
+            url = minted[0].reveal_url()
+        except ContentApiError as exc:
+            log.warning("minting an image URL failed (%s); sharing without a preview", exc)
+    return suggestion, len(offer.variants), url
+
+
+def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Shared | None:
+    """Post one variant of an answer as a root message in the answer's channel, once.
+
+    Returns where it is, or None after telling the user why it could not be shared.
+    """
+    lang = deps.lang_of(asker.user_id)
+    offer = offers(deps).get(offer_id)
+    offered = (
+        next((v for v in offer.variants if v.suggestion_id == suggestion_id), None)
+        if offer
+        else None
+    )
+    if offer is None or offered is None:
+        tell_offer_gone(deps, asker)
+        return None
+    channel = offer.channel_id
+    key = share_key(offer.id, offered.variant_no)
+    marks = deps.records.shares
+    if not marks.put_if_absent(key, ShareMark(state="intent", at=deps.clock())):
+        existing = marks.get(key)
+        if existing is not None and existing.ts:
+            return Shared(channel_id=channel, ts=existing.ts, already=True)
+        found = find_in_channel(
+            deps,
+            channel=channel,
+            since=(existing.at if existing else None) or 0.0,
+            matches=lambda p: p.get("role") == SHARE_ROLE and p.get("share") == key,
+        )
+        if found:
+            marks.put(key, ShareMark(state="posted", ts=found))
+            return Shared(channel_id=channel, ts=found, already=True)
+    try:
+        suggestion, total, url = _suggestion_with_url(deps, offer, suggestion_id)
+    except ContentApiError as exc:
+        marks.delete(key)
+        log.warning("reading the suggestion to share failed (%s)", exc)
+        _tell_unavailable(deps, asker)
+        return None
+    # The channel reads it: in the workspace's language (what only the asker sees is theirs).
+    posts_lang = (
+        lang if workspace_language.is_dm(channel) else workspace_language.of(deps, offer.team_id)
+    )
+    messages = build_shared_messages(
+        lang=posts_lang,
+        variant=variant_of(suggestion, total=total, url=url),
+        shared_by=asker.user_id,
+        labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
+        version=offer.version,
+    )
+    try:
+        PACER.wait(channel)
+        ts = slackio.post(
+            deps,
+            channel=channel,
+            message=messages[0],
+            metadata={"role": SHARE_ROLE, "share": key},
+        )
+        PACER.posted(channel)
+    except SlackApiError as exc:
+        marks.delete(key)
+        error = slackio.slack_error(exc)
+        if error in slackio.UNREACHABLE_CHANNEL:
+            tell(deps, asker, build_cannot_post(lang=lang, channel_id=channel))
+            return None
+        raise
+    marks.put(key, ShareMark(state="posted", ts=ts))
+    for extra in messages[1:]:
+        slackio.post(deps, channel=channel, message=extra, thread_ts=ts)
+    record_shared(
+        deps,
+        labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
+        lang=posts_lang,
+        post=SharedPost(
+            team_id=offer.team_id,
+            channel_id=channel,
+            ts=ts,
+            source="inspiration",
+            posted_by=asker.user_id,
+            suggestion_ids=[suggestion.id],
+            variant_nos=[suggestion.variant_no],
+            kinds=[suggestion.kind.value],
+            suggestion_set_id=offer.suggestion_set_id,
+            segment_id=offer.segment_id,
+            use_case_id=offer.use_case_id,
+            locale=offer.locale,
+            version=offer.version,
+            created_at=deps.clock(),
+        ),
+    )
+    return Shared(channel_id=channel, ts=ts)
+
+
+@dataclass(frozen=True)
+class SharedRoot:
+    """A root message posted from ready-made content, and how its thread's binding shows it."""
+
+    post: SharedPost
+    labels: Labels
+    lang: str
+
+
+def record_shared(deps: Deps, post: SharedPost, *, labels: Labels, lang: str) -> None:
+    """Keep what a root message holds (under ``"{channel}:{ts}"``) and bind its Slack thread,
+    so replies there refine what it shows.
+
+    The record is written first: should binding fail, the thread is bound from it on its first
+    reply instead.
+    """
+    record_shared_many(deps, [SharedRoot(post=post, labels=labels, lang=lang)])
+
+
+def record_shared_many(deps: Deps, roots: Sequence[SharedRoot]) -> None:
+    """:func:`record_shared` for many roots, in one commit per table (a digest wave posts dozens
+    of roots a second, and every commit costs an fsync)."""
+    if not roots:
+        return
+    deps.records.shared_posts.put_many(
+        {shared_post_key(root.post.channel_id, root.post.ts): root.post for root in roots}
+    )
+    try:
+        threads.bind_many(deps, [_binding_of(root) for root in roots])
+    except Exception:
+        log.exception("binding %d thread(s) failed; each is bound on its first reply", len(roots))
+
+
+def _binding_of(root: SharedRoot) -> threads.ThreadBinding:
+    post = root.post
+    return threads.new_binding(
+        team_id=post.team_id,
+        channel=post.channel_id,
+        thread_ts=post.ts,
+        suggestions=[
+            threads.BoundSuggestion(
+                suggestion_id=sid,
+                variant_no=number,
+                kind=kind,
+                has_image=kind == SuggestionKind.SOCIAL_SINGLE_IMAGE.value,
+            )
+            for sid, number, kind in zip(
+                post.suggestion_ids, post.variant_nos, post.kinds, strict=True
+            )
+        ],
+        origin=post.source,
+        owner_user_id=post.posted_by,
+        segment_id=post.segment_id,
+        use_case_id=post.use_case_id,
+        labels={"segment": root.labels.segment, "use_case": root.labels.use_case},
+        lang=root.lang,
+    )
+
+
+def _tell_shared(deps: Deps, asker: Asker, shared: Shared, *, where: SharedWhere) -> None:
+    """Where the shared variant is, with a link to it when Slack gives one."""
+    try:
+        answer: Any = deps.slack.chat_getPermalink(channel=shared.channel_id, message_ts=shared.ts)
+        link: str | None = str(answer["permalink"])
+    except SlackApiError:
+        link = None
+    lang = deps.lang_of(asker.user_id)
+    message = build_shared_notice(
+        lang=lang, where=where, channel_id=shared.channel_id, permalink=link
+    )
+    tell(deps, asker, message)
+
+
+def share_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> None:
+    shared = share(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
+    if shared is None:
+        return
+    _tell_shared(deps, asker, shared, where="already_shared" if shared.already else "shared")
+
+
+def _open_refine_modal(deps: Deps, asker: Asker, shared: Shared, *, lang: str) -> bool:
+    """The thread's own Refine… modal (its submission refines in the shared thread); only for
+    a linked user, and only while the press's trigger is still valid."""
+    if not asker.trigger_id:
+        return False
+    if not linking.is_linked(deps, team_id=asker.team_id, user_id=asker.user_id):
+        return False  # replying in the thread prompts them to connect, keeping their text
+    binding = threads.get(deps, channel=shared.channel_id, thread_ts=shared.ts)
+    if binding is None:
+        return False
+    metadata = dump_metadata({"channel": shared.channel_id, "thread_ts": shared.ts, "variant": 0})
+    view = build_refine_modal(
+        lang=lang, private_metadata=metadata, with_image=binding.head_has_image
+    )
+    try:
+        deps.slack.views_open(trigger_id=asker.trigger_id, view=view)
+    except SlackApiError as exc:
+        log.info("could not open the Refine… modal (%s)", slackio.slack_error(exc))
+        return False
+    return True
+
+
+def refine_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> None:
+    """Refining happens in a Slack thread: share the variant (once), open the Refine… modal of
+    that thread for a linked user, and point to the thread."""
+    shared = share(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
+    if shared is None:
+        return
+    lang = deps.lang_of(asker.user_id)
+    _open_refine_modal(deps, asker, shared, lang=lang)
+    _tell_shared(deps, asker, shared, where="refine_there")
