@@ -30,7 +30,7 @@ from suggestbot.flows.digests.content import GroupContent, render
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import Occurrence
 from suggestbot.flows.digests.writes import DigestChange, PendingWrites
-from suggestbot.flows.inspiration.showing import SharedRoot
+from suggestbot.flows.inspiration.sharing import SharedRoot
 from suggestbot.store.marks import DigestDelivery, delivery_key
 from suggestbot.store.records import Digest, SharedPost
 from suggestbot.ui.blocks.inspiration import Labels, digest_late_note

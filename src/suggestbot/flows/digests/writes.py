@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from suggestbot.flows.common import usage
 from suggestbot.flows.common.deps import Deps
-from suggestbot.flows.inspiration.showing import SharedRoot, record_shared_many
+from suggestbot.flows.inspiration.sharing import SharedRoot, record_shared_many
 from suggestbot.store.marks import DigestDelivery
 from suggestbot.store.records import Digest
 
