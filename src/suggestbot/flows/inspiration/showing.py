@@ -24,7 +24,7 @@ from suggestbot.contentapi import (
     Suggestion,
     SuggestionSet,
 )
-from suggestbot.flows.common import content_locale, slackio
+from suggestbot.flows.common import content_locale, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.inspiration.matching import Resolution, parse_inspire, resolve_pair
 from suggestbot.store.offers import Offer, OfferedVariant, Watch, offer_of_share
@@ -101,7 +101,7 @@ class Asker:
 
 
 def tell(deps: Deps, asker: Asker, message: Message) -> None:
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=asker.user_id,
         channel_id=asker.channel_id,

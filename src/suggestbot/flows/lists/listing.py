@@ -23,9 +23,8 @@ from suggestbot.contentapi import (
     Thread,
     UserTokenRejected,
 )
-from suggestbot.flows.common import slackio, yours
+from suggestbot.flows.common import telling, yours
 from suggestbot.flows.common.deps import Deps
-from suggestbot.flows.refine.replies import respond
 from suggestbot.store.conversation import ListState
 from suggestbot.store.records import Table, user_key
 from suggestbot.ui.blocks.lists import (
@@ -236,9 +235,9 @@ def _deliver(
     response_url: str | None,
     replace: bool,
 ) -> None:
-    if replace and respond(response_url, message, replace=True):
+    if replace and telling.replace_pressed(response_url, message):
         return
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=user_id,
         channel_id=channel_id,

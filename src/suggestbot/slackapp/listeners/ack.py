@@ -21,7 +21,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows.common import interactions, slackio
+from suggestbot.flows.common import interactions, slackio, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.store import StoreUnavailable
 from suggestbot.ui.blocks.notices import build_failure_notice, build_gone
@@ -48,7 +48,7 @@ def in_background(
 
     def tell(message: Message, what: str) -> None:
         try:
-            slackio.notify(
+            telling.tell(
                 deps,
                 user_id=user_id,
                 channel_id=channel_id or user_id,

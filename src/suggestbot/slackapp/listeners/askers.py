@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common import access, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.ui.blocks.results import Message
@@ -52,7 +52,7 @@ def person_submitting(body: dict[str, Any]) -> access.Person:
 
 def answer_command(deps: Deps, body: dict[str, Any], message: Message) -> None:
     """Tell the person who typed the command, where they typed it."""
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=body["user_id"],
         channel_id=body["channel_id"],
@@ -64,7 +64,7 @@ def answer_command(deps: Deps, body: dict[str, Any], message: Message) -> None:
 def answer_press(deps: Deps, body: dict[str, Any], message: Message) -> None:
     """Tell the person who pressed the button, where the button is (else in a DM)."""
     user_id = body["user"]["id"]
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=user_id,
         channel_id=button_place(body).channel or user_id,

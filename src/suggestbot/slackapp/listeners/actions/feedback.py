@@ -12,7 +12,7 @@ from typing import Any
 from slack_bolt import App
 
 from suggestbot.flows.brief import results
-from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common import access, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.feedback import votes as feedback
 from suggestbot.slackapp.listeners import interactions
@@ -61,7 +61,7 @@ def _copy_text(deps: Deps, body: dict[str, Any]) -> None:
     )
     channel = button_place(body).channel or user_id
     for message in messages or [build_copy_gone(lang=lang)]:
-        slackio.notify(
+        telling.tell(
             deps,
             user_id=user_id,
             channel_id=channel,

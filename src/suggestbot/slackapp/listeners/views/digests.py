@@ -8,7 +8,7 @@ from typing import Any
 from slack_bolt import Ack, App
 
 from suggestbot.flows import digests
-from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common import access, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.schedule import is_valid_zone, parse_hhmm
 from suggestbot.flows.inspiration.showing import Pair
@@ -99,7 +99,7 @@ def _create(deps: Deps, body: dict[str, Any], form: dict[str, Any], channel_id: 
         quiet_when_unchanged=form["quiet"],
         lang=lang,
     )
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=user_id,
         channel_id=channel_id,

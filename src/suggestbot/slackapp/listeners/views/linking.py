@@ -8,7 +8,7 @@ from typing import Any
 
 from slack_bolt import Ack, App
 
-from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common import access, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.home import tab as home
 from suggestbot.flows.linking import accounts as linking
@@ -89,7 +89,7 @@ def _finish_connect(deps: Deps, body: dict[str, Any], checking: Future[LinkResul
         held_id=held.id if held is not None else None,
         held_reply=bool(held and held.thread_ts),
     )
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=user_id,
         channel_id=metadata.get("channel") or (held.channel_id if held else user_id),
