@@ -21,6 +21,7 @@ from suggestbot.flows.common import slackio, threads, workspace_language
 from suggestbot.flows.common.channel_posts import find_in_channel
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.pacing import PACER
+from suggestbot.flows.common.variants import shown_variant
 from suggestbot.flows.inspiration.showing import (
     SHARE_ROLE,
     Asker,
@@ -30,7 +31,6 @@ from suggestbot.flows.inspiration.showing import (
     tell,
     tell_offer_gone,
     tell_unavailable,
-    variant_of,
 )
 from suggestbot.flows.linking import accounts as linking
 from suggestbot.store.marks import ShareMark
@@ -130,7 +130,7 @@ def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Sha
     )
     messages = build_shared_messages(
         lang=posts_lang,
-        variant=variant_of(suggestion, total=total, url=url),
+        variant=shown_variant(suggestion, total=total, image_url=url),
         shared_by=asker.user_id,
         labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
         version=offer.version,

@@ -18,14 +18,13 @@ from typing import Any, Literal
 
 from suggestbot.contentapi import (
     ContentApiError,
-    EmailPayload,
     NotFound,
-    SocialSingleImagePayload,
     Suggestion,
     SuggestionSet,
 )
 from suggestbot.flows.common import content_locale, telling
 from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.variants import shown_variant
 from suggestbot.flows.inspiration.matching import Resolution, parse_inspire, resolve_pair
 from suggestbot.store.offers import Offer, OfferedVariant, Watch, offer_of_share
 from suggestbot.store.records import Table
@@ -48,7 +47,7 @@ from suggestbot.ui.blocks.inspiration_notices import (
     skipped_note,
 )
 from suggestbot.ui.blocks.notices import build_notice
-from suggestbot.ui.blocks.results import Message, Variant
+from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
 
@@ -217,24 +216,6 @@ def image_url(suggestion: Suggestion) -> str | None:
     return None if asset is None else asset.reveal_url()
 
 
-def variant_of(suggestion: Suggestion, *, total: int, url: str | None) -> Variant:
-    """A suggestion as the builders show it (``url``: a freshly minted image URL, or None)."""
-    payload = suggestion.payload
-    subject = payload.subject if isinstance(payload, EmailPayload) else None
-    alt = payload.asset.alt_text if isinstance(payload, SocialSingleImagePayload) else None
-    return Variant(
-        suggestion_id=suggestion.id,
-        number=suggestion.variant_no,
-        total=total,
-        kind=suggestion.kind.value,
-        body=payload.body,
-        subject=subject,
-        image_url=url,
-        alt_text=alt,
-        rationale=suggestion.rationale,
-    )
-
-
 def read_newest(
     deps: Deps, pair: Pair, *, version: int | None = None, asset_urls: bool = True
 ) -> SuggestionSet | None:
@@ -320,7 +301,7 @@ def answer_message(
     notes: Sequence[str] = (),
 ) -> Message:
     total = len(found.suggestions)
-    variants = [variant_of(s, total=total, url=image_url(s)) for s in found.suggestions]
+    variants = [shown_variant(s, total=total, image_url=image_url(s)) for s in found.suggestions]
     extra = list(notes)
     if found.skipped_count:
         extra.append(skipped_note(lang=lang, count=found.skipped_count))
