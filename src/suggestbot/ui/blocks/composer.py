@@ -83,28 +83,14 @@ def build_choice_blocks(
 
     Picking another value sends the brief again with it and keeps it for the next briefs."""
     counts = [(str(n), tn("composer.variant_option", lang, count=n)) for n in VARIANT_CHOICES]
+    selects = (
+        (ids.ACTION_COMPOSER_SEGMENT, "brief.segment", choices.segments, segment_id),
+        (ids.ACTION_COMPOSER_USE_CASE, "brief.use_case", choices.use_cases, use_case_id),
+        (ids.ACTION_COMPOSER_VARIANTS, "brief.variants", counts, str(variants)),
+    )
     elements = [
-        select(
-            action_id=ids.ACTION_COMPOSER_SEGMENT,
-            placeholder=t("brief.segment", lang),
-            pairs=choices.segments,
-            selected=segment_id,
-            ellipsis=True,
-        ),
-        select(
-            action_id=ids.ACTION_COMPOSER_USE_CASE,
-            placeholder=t("brief.use_case", lang),
-            pairs=choices.use_cases,
-            selected=use_case_id,
-            ellipsis=True,
-        ),
-        select(
-            action_id=ids.ACTION_COMPOSER_VARIANTS,
-            placeholder=t("brief.variants", lang),
-            pairs=counts,
-            selected=str(variants),
-            ellipsis=True,
-        ),
+        select(action_id=a, placeholder=t(key, lang), pairs=p, selected=s, ellipsis=True)
+        for a, key, p, s in selects
     ]
     blocks = [
         ContextBlock(

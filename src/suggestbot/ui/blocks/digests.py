@@ -25,7 +25,7 @@ from suggestbot.store.records import WEEKDAYS, Digest
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
-from suggestbot.ui.blocks.selects import option, select
+from suggestbot.ui.blocks.selects import catalogue_inputs, option
 from suggestbot.ui.blocks.text import escape_mrkdwn, view_text
 from suggestbot.ui.messages import t
 
@@ -84,15 +84,11 @@ def build_digest_modal(
             blocks=[SectionBlock(text=PlainTextObject(text=t("brief.no_segments", lang)))],
         ).to_dict()
     blocks: list[Block] = [
-        InputBlock(
-            block_id=ids.INPUT_DIGEST_SEGMENT,
-            label=t("brief.segment", lang),
-            element=select(action_id=ids.INPUT_DIGEST_SEGMENT, pairs=segments),
-        ),
-        InputBlock(
-            block_id=ids.INPUT_DIGEST_USE_CASE,
-            label=t("brief.use_case", lang),
-            element=select(action_id=ids.INPUT_DIGEST_USE_CASE, pairs=use_cases),
+        *catalogue_inputs(
+            lang=lang,
+            segments=segments,
+            use_cases=use_cases,
+            block_ids=(ids.INPUT_DIGEST_SEGMENT, ids.INPUT_DIGEST_USE_CASE),
         ),
         InputBlock(
             block_id=ids.INPUT_DIGEST_TIME,

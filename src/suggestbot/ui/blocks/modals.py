@@ -16,7 +16,7 @@ from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTe
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.selects import select
+from suggestbot.ui.blocks.selects import catalogue_inputs, select
 from suggestbot.ui.blocks.text import view_text
 from suggestbot.ui.messages import t
 
@@ -104,10 +104,6 @@ def build_brief_modal(
     """
     if not segments or not use_cases:
         return _brief_modal_saying(lang=lang, key="brief.no_segments")
-    segment_select = select(action_id=ids.INPUT_SEGMENT, pairs=segments, selected=initial_segment)
-    use_case_select = select(
-        action_id=ids.INPUT_USE_CASE, pairs=use_cases, selected=initial_use_case
-    )
     counts = [(str(n), str(n)) for n in (1, 2, 3)]
     chosen = str(initial_variants) if initial_variants in (1, 2, 3) else "1"
     variants_select = select(action_id=ids.INPUT_VARIANTS, pairs=counts, selected=chosen)
@@ -139,13 +135,12 @@ def build_brief_modal(
                 if source_link
                 else []
             ),
-            InputBlock(
-                block_id=ids.INPUT_SEGMENT, label=t("brief.segment", lang), element=segment_select
-            ),
-            InputBlock(
-                block_id=ids.INPUT_USE_CASE,
-                label=t("brief.use_case", lang),
-                element=use_case_select,
+            *catalogue_inputs(
+                lang=lang,
+                segments=segments,
+                use_cases=use_cases,
+                block_ids=(ids.INPUT_SEGMENT, ids.INPUT_USE_CASE),
+                selected=(initial_segment, initial_use_case),
             ),
             (
                 SectionBlock(

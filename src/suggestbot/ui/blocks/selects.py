@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from slack_sdk.models.blocks import Option, StaticSelectElement
+from slack_sdk.models.blocks import InputBlock, Option, StaticSelectElement
+
+from suggestbot.ui.messages import t
 
 SELECT_OPTIONS_MAX = 100
 OPTION_TEXT_MAX = 75
@@ -52,3 +54,36 @@ def select(
         options=offered,
         initial_option=next((o for o in offered if o.value == selected), None),
     )
+
+
+def catalogue_inputs(
+    *,
+    lang: str,
+    segments: Sequence[tuple[str, str]],
+    use_cases: Sequence[tuple[str, str]],
+    block_ids: tuple[str, str],
+    selected: tuple[str | None, str | None] = (None, None),
+) -> list[InputBlock]:
+    """A modal's "Segment" and "Use case" inputs (block id = action id), in that order.
+
+    Args:
+        lang: the language of the labels.
+        segments: the catalogue's ``(id, name)`` segments.
+        use_cases: its ``(id, name)`` use cases.
+        block_ids: the two inputs' block (and action) ids.
+        selected: the segment and use case chosen already, if any.
+    """
+    return [
+        InputBlock(
+            block_id=block_id,
+            label=t(label, lang),
+            element=select(action_id=block_id, pairs=pairs, selected=chosen),
+        )
+        for block_id, label, pairs, chosen in zip(
+            block_ids,
+            ("brief.segment", "brief.use_case"),
+            (segments, use_cases),
+            selected,
+            strict=True,
+        )
+    ]

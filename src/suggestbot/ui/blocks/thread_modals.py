@@ -20,7 +20,7 @@ from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
-from suggestbot.ui.blocks.selects import select
+from suggestbot.ui.blocks.selects import catalogue_inputs
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, split_text, view_text
 from suggestbot.ui.messages import t
 
@@ -135,17 +135,12 @@ def build_draft_modal(
         ).to_dict()
 
     blocks: list[Block] = [
-        InputBlock(
-            block_id=ids.INPUT_SEGMENT,
-            label=t("brief.segment", lang),
-            element=select(action_id=ids.INPUT_SEGMENT, pairs=segments, selected=initial_segment),
-        ),
-        InputBlock(
-            block_id=ids.INPUT_USE_CASE,
-            label=t("brief.use_case", lang),
-            element=select(
-                action_id=ids.INPUT_USE_CASE, pairs=use_cases, selected=initial_use_case
-            ),
+        *catalogue_inputs(
+            lang=lang,
+            segments=segments,
+            use_cases=use_cases,
+            block_ids=(ids.INPUT_SEGMENT, ids.INPUT_USE_CASE),
+            selected=(initial_segment, initial_use_case),
         ),
         InputBlock(
             block_id=ids.INPUT_DRAFT_SUBJECT,
