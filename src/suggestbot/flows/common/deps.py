@@ -30,7 +30,8 @@ from suggestbot.store.records import Records, Request, Table
 class Timers(Protocol):
     """Deferred work the flows ask for; ``suggestbot.jobs`` provides it."""
 
-    def watch_run(self, request_id: str, *, delay_s: float) -> None: ...
+    def watch_run(self, request_id: str, *, delay_s: float) -> None:
+        """Poll the request's run in ``delay_s`` seconds (replaces a pending send)."""
 
     def watch_runs(self, delays: Mapping[str, float]) -> None:
         """:meth:`watch_run` of many requests at once (``{request_id: delay_s}``), the polls of
@@ -39,7 +40,8 @@ class Timers(Protocol):
     def resume_watch(self, request_id: str) -> None:
         """At start: watch at once, unless its poll is already scheduled (by another replica)."""
 
-    def send_later(self, request_id: str, *, at: float) -> None: ...
+    def send_later(self, request_id: str, *, at: float) -> None:
+        """Send the request at ``at`` (epoch seconds; replaces a pending poll)."""
 
     def resume_send(self, request_id: str, *, at: float) -> None:
         """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
@@ -60,7 +62,8 @@ class Timers(Protocol):
     def end_send(self, request_id: str) -> None:
         """The send begun with :meth:`hold_send` is over (its next step, if any, scheduled)."""
 
-    def cancel(self, request_id: str) -> None: ...
+    def cancel(self, request_id: str) -> None:
+        """Forget the request's pending poll and send, wherever they are scheduled."""
 
 
 def _no_crash(point: str) -> None:

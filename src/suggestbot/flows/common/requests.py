@@ -386,6 +386,9 @@ def accepted(deps: Deps, request_id: str, run: GenerationRun) -> None:
 
 
 def first_poll_delay(deps: Deps) -> float:
+    """Seconds before a new run's first poll: the contract's first interval, scaled by
+    ``deps.poll_scale`` (tests and the demo shrink it).
+    """
     return (next_poll_delay(0.0) or 10.0) * deps.poll_scale
 
 

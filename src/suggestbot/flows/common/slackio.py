@@ -40,6 +40,7 @@ GONE = {
 
 
 def slack_error(exc: SlackApiError) -> str:
+    """Slack's error code of a refused call (``not_in_channel`` …), ``unknown_error`` if none."""
     return str(exc.response.get("error", "unknown_error"))
 
 
@@ -58,6 +59,11 @@ def unavailable(exc: BaseException) -> bool:
 
 
 def open_dm(deps: Deps, user_id: str) -> str:
+    """The id of the app's direct message channel with ``user_id`` (opened if need be).
+
+    Raises:
+        SlackApiError: Slack refused to open it.
+    """
     opened: Any = deps.slack.conversations_open(users=user_id)
     return str(opened["channel"]["id"])
 
@@ -81,6 +87,11 @@ def post(
 
 
 def update(deps: Deps, *, channel: str, ts: str, message: Message) -> None:
+    """Replace the text and blocks of the app's message ``ts`` in ``channel``.
+
+    Raises:
+        SlackApiError: Slack refused (the message is gone: see :func:`gone`).
+    """
     deps.slack.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
 
 

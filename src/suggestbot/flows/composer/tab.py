@@ -170,6 +170,7 @@ def pick(
 
 
 def tell_not_yours(deps: Deps, *, user_id: str, channel_id: str) -> None:
+    """Tell ``user_id`` that the composer choices they picked belong to someone else."""
     lang = deps.lang_of(user_id)
     message = build_not_your_composer(lang=lang)
     telling.tell(deps, user_id=user_id, channel_id=channel_id, message=message)

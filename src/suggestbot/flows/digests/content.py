@@ -32,6 +32,7 @@ URL_MIN_LIFE = timedelta(minutes=3)
 
 
 def pair_of(digest: Digest) -> Pair:
+    """The segment and use case a digest posts."""
     return Pair(digest.segment_id, digest.segment_name, digest.use_case_id, digest.use_case_name)
 
 

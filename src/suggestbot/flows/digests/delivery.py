@@ -50,10 +50,12 @@ class Due:
 
     @property
     def key(self) -> str:
+        """The delivery's key: one per digest and local date."""
         return delivery_key(self.digest.id, self.local_date)
 
     @property
     def local_date(self) -> str:
+        """The local date this delivery is for, as ``YYYY-MM-DD`` in the digest's zone."""
         return self.occurrence.local_date.isoformat()
 
 

@@ -43,10 +43,12 @@ class SentCounts:
         self._sent: Counter[str] = Counter()
 
     def add(self, sent: Counter[str]) -> None:
+        """Count digests sent, by workspace (safe from every lane's thread)."""
         with self._lock:
             self._sent.update(sent)
 
     def write(self, deps: Deps) -> None:
+        """Add what was counted so far to each workspace's usage, and start again from zero."""
         with self._lock:
             sent, self._sent = self._sent, Counter()
         for team_id, count in sent.items():

@@ -252,6 +252,7 @@ def _tell_shared(deps: Deps, asker: Asker, shared: Shared, *, where: SharedWhere
 
 
 def share_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> None:
+    """ "Share": post the variant once in the answer's channel and tell the person where it is."""
     shared = share(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
     if shared is None:
         return

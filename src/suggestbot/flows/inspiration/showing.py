@@ -55,10 +55,12 @@ SHARE_ROLE = "inspiration_share"
 
 
 def offers(deps: Deps) -> Table[Offer]:
+    """The table of answers shown (:class:`~suggestbot.store.offers.Offer`)."""
     return deps.records.offers
 
 
 def watches(deps: Deps) -> Table[Watch]:
+    """The table of "Generate now" watches."""
     return deps.records.watches
 
 
@@ -85,6 +87,7 @@ class Pair:
 
     @property
     def labels(self) -> Labels:
+        """The names the builders show."""
         return Labels(segment=self.segment_name, use_case=self.use_case_name)
 
 
@@ -100,6 +103,7 @@ class Asker:
 
 
 def tell(deps: Deps, asker: Asker, message: Message) -> None:
+    """Tell the asker alone (see :func:`suggestbot.flows.common.telling.tell`)."""
     telling.tell(
         deps,
         user_id=asker.user_id,
@@ -115,6 +119,7 @@ def tell_offer_gone(deps: Deps, asker: Asker) -> None:
 
 
 def tell_unavailable(deps: Deps, asker: Asker) -> None:
+    """Tell the asker that ready-made content cannot be read just now."""
     tell(deps, asker, build_content_unavailable(lang=deps.lang_of(asker.user_id)))
 
 
@@ -212,6 +217,7 @@ def picked(deps: Deps, asker: Asker, choice: dict[str, Any]) -> None:
 
 
 def image_url(suggestion: Suggestion) -> str | None:
+    """The image URL that came with the answer (``expand=asset_urls``), if any."""
     asset = suggestion.asset
     return None if asset is None else asset.reveal_url()
 
@@ -265,6 +271,9 @@ def show(
 
 
 def remember(deps: Deps, asker: Asker, pair: Pair, found: SuggestionSet) -> Offer:
+    """Keep what was shown as an :class:`~suggestbot.store.offers.Offer` (ids and image refs,
+    never URLs), so its buttons act on exactly these variants later.
+    """
     offer = Offer(
         team_id=asker.team_id,
         user_id=asker.user_id,
@@ -300,6 +309,14 @@ def answer_message(
     newest: bool,
     notes: Sequence[str] = (),
 ) -> Message:
+    """The answer as shown: the set's variants with Share and Refine… under each.
+
+    Args:
+        offer: the answer as kept (its id goes into the buttons).
+        found: the set read, with its image URLs.
+        newest: the set is the newest version (else a chosen older one).
+        notes: lines shown above the variants.
+    """
     total = len(found.suggestions)
     variants = [shown_variant(s, total=total, image_url=image_url(s)) for s in found.suggestions]
     extra = list(notes)
@@ -390,6 +407,9 @@ def generate_now(deps: Deps, asker: Asker, pair: Pair) -> None:
 
 
 def pair_of(deps: Deps, choice: dict[str, Any]) -> Pair | None:
+    """The segment and use case a picker's choice names, looked up in the catalogue (read
+    again once if not found); None when either is unknown.
+    """
     segment_id, use_case_id = choice.get("s"), choice.get("u")
     for refresh in (False, True):
         catalog = deps.catalog(refresh=refresh)
@@ -410,6 +430,7 @@ def deliver_watch(deps: Deps, watch: Watch, found: SuggestionSet) -> None:
 
 
 def watch_expired(deps: Deps, watch: Watch) -> None:
+    """Tell the person who pressed "Generate now" that the new set did not appear in time."""
     asker = Asker(team_id=watch.team_id, user_id=watch.user_id, channel_id=watch.channel_id)
     labels = Labels(segment=watch.segment_name, use_case=watch.use_case_name)
     tell(deps, asker, build_watch_expired(lang=deps.lang_of(watch.user_id), labels=labels))

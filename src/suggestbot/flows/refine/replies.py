@@ -54,6 +54,7 @@ KEEP_PENDING = timedelta(days=7)
 
 
 def pending(deps: Deps) -> Table[PendingInstruction]:
+    """The table of instructions waiting for their variant to be chosen."""
     return deps.records.pending
 
 

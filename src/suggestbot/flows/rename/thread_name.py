@@ -35,6 +35,7 @@ _NAME_ERRORS: dict[type[ContentApiError], str] = {
 
 
 def rename_metadata(*, channel: str, thread_ts: str) -> str:
+    """The rename modal's ``private_metadata``: the Slack thread it renames."""
     return dump_metadata({"channel": channel, "thread_ts": thread_ts})
 
 

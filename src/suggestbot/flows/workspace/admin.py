@@ -44,6 +44,12 @@ def home_section(
 
 
 def open_modal(deps: Deps, *, trigger_id: str, user_id: str) -> None:
+    """Open the service-credentials modal for a workspace admin; anyone else is told only
+    admins may.
+
+    Raises:
+        SlackApiError: Slack refused to open the modal (an expired trigger).
+    """
     lang = deps.lang_of(user_id)
     if not is_admin(deps, user_id):
         _tell(deps, user_id, admin_blocks.admin_notice(lang=lang, notice="only_admins"))
