@@ -240,7 +240,7 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.contentapi.x": {"suggestbot.config"},
         "suggestbot.sandbox.x": {"suggestbot.contentapi.models"},
         "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
-        "suggestbot.flows.brief.x": {"suggestbot.flows.refine.turns"},
+        "suggestbot.flows.brief.modal": {"suggestbot.flows.refine.turns"},
         "suggestbot.flows.common.x": {"suggestbot.flows.inspiration.polling"},
     }
     assert _violations({**import_graph(), **forbidden}) != []
@@ -250,8 +250,11 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.server.builtin_sandbox": {"suggestbot.sandbox.server"},
         "suggestbot.demo.stage": {"suggestbot.slackemu", "suggestbot.server.composition"},
         "suggestbot.store.x": {"suggestbot.logs"},
-        "suggestbot.flows.brief.x": {"suggestbot.flows.refine.replies", "suggestbot.flows.digests"},
-        "suggestbot.flows.refine.x": {"suggestbot.flows.refine.turns"},
+        "suggestbot.flows.brief.modal": {
+            "suggestbot.flows.refine.replies",
+            "suggestbot.flows.digests",
+        },
+        "suggestbot.flows.refine.again": {"suggestbot.flows.refine.turns"},
         "suggestbot.flows.common.x": {"suggestbot.flows.linking.accounts"},
         "suggestbot.jobs.x": {"suggestbot.flows.inspiration.polling"},
     }
