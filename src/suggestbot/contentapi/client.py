@@ -272,12 +272,7 @@ class ContentClient:
         return self._parse(GenerationRun, response)
 
     def get_run(self, *, run_id: str) -> GenerationRun:
-        """``GET /v1/generation-runs/{run_id}``: the run as it is now.
-
-        Raises:
-            NotFound: no such run for this caller.
-            ContentApiError: any other failure (see :mod:`~suggestbot.contentapi.errors`).
-        """
+        """``GET /v1/generation-runs/{run_id}``; raises NotFound, or another ContentApiError."""
         response = self._request("GET", f"/v1/generation-runs/{_segment(run_id)}")
         return self._parse(GenerationRun, response)
 
@@ -381,12 +376,7 @@ class ContentClient:
         )
 
     def get_suggestion_set(self, *, id: str) -> SuggestionSet:
-        """``GET /v1/suggestion-sets/{id}``: a set with its suggestions.
-
-        Raises:
-            NotFound: no such set for this caller.
-            ContentApiError: any other failure.
-        """
+        """``GET /v1/suggestion-sets/{id}``; raises NotFound, or another ContentApiError."""
         response = self._request("GET", f"/v1/suggestion-sets/{_segment(id)}")
         return self._parse(SuggestionSet, response)
 
