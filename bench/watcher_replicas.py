@@ -84,7 +84,7 @@ from benchkit import (
     spread,
 )
 
-from suggestbot.jobs.timers import EARLY_SHARE
+from suggestbot.jobs.leases import EARLY_SHARE
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import TokenVault, generate_key

@@ -77,8 +77,9 @@ from benchkit import (
 
 from suggestbot.config import Settings
 from suggestbot.flows.common.deps import Deps
+from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.leases import EARLY_SHARE
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import EARLY_SHARE, SchedulerTimers
 from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
 from suggestbot.server.composition import Runtime

@@ -5,6 +5,12 @@ here: the service client and the store at the bottom, the core flows in the midd
 beside them, jobs and the Slack edge on top, and the stand-ins apart. Imports inside functions
 count too — a deferred import is still a dependency, only a hidden one.
 
+Inside the flows, each feature is a package (``flows/brief/``, ``flows/refine/`` …) beside the
+shared ``flows/common/``. A feature's *internals* are its modules that its package ``__init__``
+does not list in ``__all__``; no flow outside the feature (another feature, or ``common``)
+imports them — it imports the package itself (the names its ``__init__`` exports) or one of the
+public modules named in ``__all__``. The edges (jobs, slackapp) may reach any module.
+
 Run ``python tests/test_layers.py`` to print the import cycles and the imports that run back
 up the layers.
 """
@@ -114,11 +120,52 @@ def import_graph() -> dict[str, set[str]]:
     return {m: set(_imports(m, p, known)) - {m} for m, p in modules.items()}
 
 
+FLOWS = "suggestbot.flows"
+
+
+@functools.cache
+def feature_public_modules() -> dict[str, frozenset[str]]:
+    """Feature package → its public modules: the submodules its ``__all__`` names."""
+    features: dict[str, frozenset[str]] = {}
+    for init in sorted((SRC / ROOT / "flows").glob("*/__init__.py")):
+        package = _module_name(init)
+        if package == f"{FLOWS}.common":
+            continue
+        names: list[str] = []
+        for node in ast.parse(init.read_text()).body:
+            target: ast.expr
+            if isinstance(node, ast.AnnAssign) and node.value is not None:
+                target, value = node.target, node.value
+            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and target.id == "__all__":
+                names = list(ast.literal_eval(value))
+        modules = {f"{package}.{n}" for n in names}  # digests' __all__ names functions too
+        features[package] = frozenset(m for m in modules if m in _modules())
+    return features
+
+
+def _feature_of(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) < 3 or not _within(module, FLOWS) or parts[2] == "common":
+        return None
+    return ".".join(parts[:3])
+
+
 def _violations(graph: dict[str, set[str]]) -> list[str]:
     """Each broken rule as ``rule: source -> target``."""
     found = []
+    public = feature_public_modules()
     for source, targets in sorted(graph.items()):
         for target in sorted(targets):
+            feature = _feature_of(target)
+            crosses = _within(source, FLOWS) and feature and _feature_of(source) != feature
+            public_modules = public.get(feature, frozenset()) if feature else frozenset()
+            allowed = target == feature or any(_within(target, m) for m in public_modules)
+            if crosses and not allowed:
+                found.append(f"a flow imports no other feature's internals: {source} -> {target}")
             project = _within(target, ROOT) and target not in FOUNDATION
             if source in FOUNDATION and project:
                 found.append(f"the foundation imports nothing above it: {source} -> {target}")
@@ -169,6 +216,7 @@ RULES = [
     "the product never imports a stand-in",
     "the stand-ins never import the product",
     "the foundation imports nothing above it",
+    "a flow imports no other feature's internals",
 ]
 
 
@@ -199,6 +247,8 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.sandbox.x": {"suggestbot.contentapi.models"},
         "suggestbot.slackapp.x": {"suggestbot.slackemu.driver"},
         "suggestbot.slack.x": {"suggestbot.flows.common.deps", "suggestbot.installations.scope"},
+        "suggestbot.flows.brief.modal": {"suggestbot.flows.refine.turns"},
+        "suggestbot.flows.common.x": {"suggestbot.flows.inspiration.polling"},
     }
     assert _violations({**import_graph(), **forbidden}) != []
     assert len(_violations(forbidden)) == 15
@@ -209,8 +259,25 @@ def test_the_check_sees_a_forbidden_import() -> None:
         "suggestbot.store.x": {"suggestbot.logs"},
         "suggestbot.slack.x": {"suggestbot.store.records", "suggestbot.metrics", "slack_sdk"},
         "suggestbot.flows.x": {"suggestbot.slack.gate"},
+        "suggestbot.flows.brief.modal": {
+            "suggestbot.flows.refine.replies",
+            "suggestbot.flows.digests",
+        },
+        "suggestbot.flows.refine.again": {"suggestbot.flows.refine.turns"},
+        "suggestbot.flows.common.x": {"suggestbot.flows.linking.accounts"},
+        "suggestbot.jobs.x": {"suggestbot.flows.inspiration.polling"},
     }
     assert _violations(allowed) == []
+
+
+def test_every_feature_package_says_what_it_does() -> None:
+    """Each feature's ``__init__`` has a docstring; ``common`` is no feature."""
+    features = feature_public_modules()
+    assert f"{FLOWS}.common" not in features
+    assert {f"{FLOWS}.brief", f"{FLOWS}.refine", f"{FLOWS}.digests"} <= set(features)
+    for package in features:
+        init = SRC / Path(*package.split(".")) / "__init__.py"
+        assert ast.get_docstring(ast.parse(init.read_text())), package
 
 
 def test_no_module_imports_itself_through_others() -> None:

@@ -30,7 +30,7 @@ TAKEN_OVER = re.compile(r"^suggestbot_claims_taken_over_total (\S+)$", re.MULTIL
 FROZEN = re.compile("work frozen at interaction_acked")
 RUNS = "POST /v1/generation-runs"
 # The serve processes' lease period: the poll interval at SUGGESTBOT_POLL_SCALE=0.01, raised to
-# the 2 s floor (``jobs.timers.lease_period``).
+# the 2 s floor (``jobs.leases.lease_period``).
 LEASE_S = 2.0
 
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from flows_helpers import World, record_brief, world
 
+from suggestbot.jobs.lease_engine import SchedulerTimers
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.store import MemoryStore, StoreUnavailable
 from suggestbot.store.codec import Record
 

@@ -31,7 +31,7 @@ def test_until_an_admin_chooses_channels_read_the_installers_language_kept_once_
     w.slack.locales[BRUNO] = "de-DE"
     assert workspace_language.of(w.deps, TEAM) == "de"
     w.slack.locales[BRUNO] = "en-US"  # the installer's own later change is theirs alone
-    w.deps._langs.clear()
+    w.deps.languages.clear()
     assert workspace_language.of(w.deps, TEAM) == "de"
 
 

@@ -15,10 +15,11 @@ import pytest
 from jobs_helpers import store_only_deps
 
 from suggestbot.flows.common.deps import Deps
-from suggestbot.jobs import recovery
-from suggestbot.jobs import timers as timers_module
+from suggestbot.jobs import lease_engine as timers_module
+from suggestbot.jobs import recovery, run_watcher
+from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.leases import lease_period
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import SchedulerTimers, lease_period
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store import SqliteStore, StoreUnavailable
 from suggestbot.store.records import Records, Request
@@ -120,7 +121,7 @@ def test_a_dropped_replicas_polls_are_taken_over_after_its_lease(
     records: Records, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sweeps = CountingSweeps()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    monkeypatch.setattr(run_watcher, "sweep", sweeps)
     dying = Replica(records)
     sweeps.block.set()
     dying.start()
@@ -153,7 +154,7 @@ def test_a_replica_that_stops_mid_sweep_gives_back_the_polls_held_for_it(
     records: Records, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     sweeps = CountingSweeps()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    monkeypatch.setattr(run_watcher, "sweep", sweeps)
     replica = Replica(records)
     sweeps.block.set()
     replica.start()
@@ -201,7 +202,7 @@ def test_two_replicas_take_a_fair_share_of_polls_falling_due(
             release.wait(60)  # this workspace's sweep keeps rolling
         return set()
 
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    monkeypatch.setattr(run_watcher, "sweep", sweep)
     started = []
     for _ in range(2):
         replica = Replica(records)
@@ -279,7 +280,7 @@ def test_a_sweep_page_writes_its_next_polls_only_where_the_replica_still_holds_t
         deps.timers.watch_runs({rid: 5.0 for rid in [*kept, cancelled, never_held]})
         return set()
 
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    monkeypatch.setattr(run_watcher, "sweep", sweep)
     replica = Replica(records)
     for request_id in [*kept, cancelled]:
         records.run_polls.schedule(request_id, due_at=time.time())
@@ -344,7 +345,7 @@ def test_each_workspaces_polls_are_served_by_one_replica_while_its_sweep_rolls(
             items = list(more())
         return set()
 
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweep)
+    monkeypatch.setattr(run_watcher, "sweep", sweep)
     started = []
     for _ in range(2):
         replica = Replica(records)

@@ -25,8 +25,9 @@ from suggestbot.contentapi import (
     GenerationRun,
     SteeredGenerationRequest,
 )
+from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.leases import EARLY_SHARE
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import EARLY_SHARE, SchedulerTimers
 from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming

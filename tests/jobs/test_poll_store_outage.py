@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 from suggestbot.flows.common.deps import Deps
+from suggestbot.jobs.lease_engine import SchedulerTimers
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.store import MemoryStore, StoreUnavailable
 from suggestbot.store.codec import Record
 from suggestbot.store.records import Records, Request

@@ -13,9 +13,10 @@ import pytest
 from jobs_helpers import store_only_deps
 
 from suggestbot.flows.common.deps import Deps
-from suggestbot.jobs import timers as timers_module
+from suggestbot.jobs import lease_engine as timers_module
+from suggestbot.jobs import run_watcher
+from suggestbot.jobs.lease_engine import SchedulerTimers
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import SchedulerTimers
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store.records import Request
 
@@ -74,7 +75,7 @@ def _wait_until(condition: Any) -> None:
 @pytest.fixture
 def sweeps(monkeypatch: pytest.MonkeyPatch) -> FakeSweeps:
     fake = FakeSweeps()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", fake)
+    monkeypatch.setattr(run_watcher, "sweep", fake)
     return fake
 
 
@@ -155,7 +156,7 @@ def test_polls_due_while_a_sweep_pages_join_it_instead_of_waiting_for_it_to_end(
 ) -> None:
     timers, deps = running
     rolling = RollingSweeps()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", rolling)
+    monkeypatch.setattr(run_watcher, "sweep", rolling)
     rolling.release.set()
 
     first = _request(deps, "T1")
@@ -204,7 +205,7 @@ def test_more_busy_workspaces_than_sweepers_each_get_their_turn(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sweeps = EndlessSweeps()
-    monkeypatch.setattr(timers_module.run_watcher, "sweep", sweeps)
+    monkeypatch.setattr(run_watcher, "sweep", sweeps)
     scheduler = Scheduler(workers=2)
     timers = SchedulerTimers(scheduler, sweepers=2)
     deps = store_only_deps(timers=timers, poll_scale=0.001)

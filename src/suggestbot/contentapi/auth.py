@@ -117,11 +117,19 @@ class ClientCredentialsAuth(httpx.Auth):
         )
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Not supported: this auth exchanges credentials with blocking calls.
+
+        Raises:
+            RuntimeError: always (use a synchronous ``httpx.Client``).
+        """
         raise RuntimeError("ClientCredentialsAuth works with a synchronous httpx.Client only")
 
     def sync_auth_flow(
         self, request: httpx.Request
     ) -> Generator[httpx.Request, httpx.Response, None]:
+        """Send with a valid machine token; after a 401, exchange the credential once more and
+        resend once.
+        """
         token = yield from self._valid_token(request, rejected=None)
         request.headers["Authorization"] = f"Bearer {token.get_secret_value()}"
         response = yield request
@@ -207,5 +215,6 @@ class UserTokenAuth(httpx.Auth):
         return "UserTokenAuth(token='**********')"
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        """Send with the user's own token; a 401 is the caller's to handle (revoked token)."""
         request.headers["Authorization"] = f"Bearer {self._token.get_secret_value()}"
         yield request

@@ -191,6 +191,7 @@ class ContentClient:
         self._http.event_hooks["request"] = [*self._http.event_hooks["request"], on_request]
 
     def close(self) -> None:
+        """Close the HTTP client, if this client created it."""
         if self._owns_http:
             self._http.close()
 
@@ -271,6 +272,7 @@ class ContentClient:
         return self._parse(GenerationRun, response)
 
     def get_run(self, *, run_id: str) -> GenerationRun:
+        """``GET /v1/generation-runs/{run_id}``; raises NotFound, or another ContentApiError."""
         response = self._request("GET", f"/v1/generation-runs/{_segment(run_id)}")
         return self._parse(GenerationRun, response)
 
@@ -374,6 +376,7 @@ class ContentClient:
         )
 
     def get_suggestion_set(self, *, id: str) -> SuggestionSet:
+        """``GET /v1/suggestion-sets/{id}``; raises NotFound, or another ContentApiError."""
         response = self._request("GET", f"/v1/suggestion-sets/{_segment(id)}")
         return self._parse(SuggestionSet, response)
 

@@ -140,6 +140,7 @@ class ValidationFailed(Unprocessable):
 
     @property
     def validation(self) -> list[Any]:
+        """The service's per-field validation items (empty when it gave none)."""
         items = self.details.get("validation")
         return list(items) if isinstance(items, list) else []
 
@@ -161,6 +162,7 @@ class ImageNotApplicable(Unprocessable):
 
     @property
     def field(self) -> str | None:
+        """The request field the service named in the error's details, if any."""
         value = self.details.get("field")
         return value if isinstance(value, str) else None
 

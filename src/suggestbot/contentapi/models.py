@@ -346,6 +346,7 @@ class SuggestionSet(_Model):
 
     @property
     def skipped_count(self) -> int:
+        """How many suggestions the client skipped (unknown kind, unsupported asset ref)."""
         return len(self.skipped)
 
     @property
@@ -434,6 +435,7 @@ class GenerationRun(_Model):
 
     @property
     def is_terminal(self) -> bool:
+        """The run has ended (``succeeded`` or ``failed``) and will not change."""
         return self.status.is_terminal
 
 

@@ -21,7 +21,8 @@ class HasId(Protocol):
     """Anything listed by the service: it has a string ``id``."""
 
     @property
-    def id(self) -> str: ...
+    def id(self) -> str:
+        """The item's id, by which pages are de-duplicated."""
 
 
 T = TypeVar("T", bound=HasId)
@@ -46,6 +47,7 @@ class Page(Generic[T]):
 
     @property
     def has_more(self) -> bool:
+        """The service gave a cursor for a next page."""
         return self.next_cursor is not None
 
 

@@ -53,6 +53,9 @@ def is_retryable_status(status: int) -> bool:
 
 
 def is_retryable_transport_error(exc: httpx.TransportError) -> bool:
+    """Whether a transport error is worth retrying: no response arrived and the connection,
+    not the service, is at fault (network errors, a pooled connection closed, a connect timeout).
+    """
     return isinstance(exc, _RETRYABLE_TRANSPORT_ERRORS)
 
 

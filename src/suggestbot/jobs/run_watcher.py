@@ -24,7 +24,7 @@ failure. Transient trouble reaching the service just means the next poll comes l
 Each run keeps the guidance's spacing between the times its state is *read* (its listing page
 arrived, or its single poll answered): the next poll is due one interval after this one was
 due or was read, whichever came later. A poll is read at most the sweep's early tolerance
-before it is due (see ``jobs.timers``), so two reads of a run are never closer than one
+before it is due (see ``jobs.leases``), so two reads of a run are never closer than one
 interval minus that tolerance. A run met on a page read for other runs is not polled by it
 (nothing is rescheduled), except that a finished one is settled at once.
 """

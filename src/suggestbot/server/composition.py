@@ -28,9 +28,10 @@ from suggestbot.contentapi import ClientCredentialsAuth, ContentClient
 from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs import digest_wave, inspiration_watch, maintenance, status_renewal
 from suggestbot.jobs.interaction_claims import InteractionClaims
+from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.leases import lease_period
 from suggestbot.jobs.recovery import resume_all
 from suggestbot.jobs.scheduler import Scheduler
-from suggestbot.jobs.timers import SchedulerTimers, lease_period
 from suggestbot.logs import register_secret
 from suggestbot.secret_keys import KeyHealth, check_at_start
 from suggestbot.server.builtin_sandbox import EmbeddedSandbox

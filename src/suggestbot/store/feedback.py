@@ -49,8 +49,10 @@ class UsageDay(BaseModel):
 
 
 def vote_key(team_id: str, request_id: str, variant_no: int, user_id: str) -> str:
+    """The key of one person's vote on one variant of one request."""
     return f"{team_id}:{request_id}:{variant_no}:{user_id}"
 
 
 def usage_key(team_id: str, day: str) -> str:
+    """The key of a workspace's usage record for one UTC day (``YYYY-MM-DD``)."""
     return f"{team_id}:{day}"

@@ -33,6 +33,7 @@ class StoreDamaged(sqlite3.DatabaseError):
 
 
 def marker_path(path: Path) -> Path:
+    """Where the marker beside the state file at ``path`` is kept."""
     return path.with_name(path.name + MARKER_SUFFIX)
 
 

@@ -136,6 +136,7 @@ class Request(BaseModel):
 
     @property
     def steering_text(self) -> str:
+        """The text it was made with: a brief's steering text or a refinement's instruction."""
         return str(self.body.get("steering_text") or self.body.get("instruction") or "")
 
     @property
@@ -249,6 +250,7 @@ class SharedPost(BaseModel):
 
 
 def shared_post_key(channel_id: str, ts: str) -> str:
+    """The key of a :class:`SharedPost`: its channel and ``ts``."""
     return f"{channel_id}:{ts}"
 
 
@@ -295,6 +297,11 @@ class View(Generic[T]):
         self._model = model
 
     def get(self, key: str) -> T | None:
+        """The record under ``key``, or None.
+
+        Raises:
+            StoreError: the backend could not be read.
+        """
         raw = self._store.get(self._name, key)
         return None if raw is None else self._model.model_validate(raw)
 
@@ -309,6 +316,7 @@ class View(Generic[T]):
             yield key, self._model.model_validate(raw)
 
     def values(self) -> Iterator[T]:
+        """Every record, in key order."""
         for _, record in self.items():
             yield record
 
@@ -392,9 +400,19 @@ class Table(View[T]):
         return record.model_dump(mode="json", exclude_unset=self._sparse)
 
     def put(self, key: str, record: T) -> None:
+        """Write ``record`` under ``key``, replacing any.
+
+        Raises:
+            StoreError: the backend could not be written.
+        """
         self._store.put(self._name, key, self._dump(record))
 
     def put_if_absent(self, key: str, record: T) -> bool:
+        """Write ``record`` unless ``key`` is taken; returns whether it was written.
+
+        Raises:
+            StoreError: the backend could not be written.
+        """
         return self._store.put_if_absent(self._name, key, self._dump(record))
 
     def put_if_absent_held(
@@ -407,6 +425,11 @@ class Table(View[T]):
         )
 
     def delete(self, key: str) -> bool:
+        """Delete the record under ``key``; returns whether there was one.
+
+        Raises:
+            StoreError: the backend could not be written.
+        """
         return self._store.delete(self._name, key)
 
     def put_many(self, records: Mapping[str, T]) -> None:
@@ -464,6 +487,7 @@ SECRET_TABLES = (USERS, SLACK_BOTS, SLACK_INSTALLATIONS, SERVICE_CREDENTIALS)
 
 
 def user_key(team_id: str, user_id: str) -> str:
+    """The key of a person's records: workspace and user id."""
     return f"{team_id}:{user_id}"
 
 

@@ -40,6 +40,7 @@ class KeyCensus:
     unreadable_records: list[tuple[str, str]] = field(default_factory=list)  # (table, key)
 
     def count(self, table: str, key: str, use: KeyUse) -> None:
+        """Count one record's secrets under what ``use`` says of their key."""
         if use is KeyUse.CURRENT:
             self.current += 1
         elif use is KeyUse.OLDER:
@@ -59,6 +60,8 @@ def secret_fields(record: Record) -> list[str]:
 
 
 def key_use(record: Record, vault: TokenVault) -> KeyUse:
+    """Where the record's secrets stand: all under the first key, some under an older one,
+    some under no configured key, or none held."""
     positions = [vault.key_position(record[name]) for name in secret_fields(record)]
     if not positions:
         return KeyUse.NONE

@@ -51,12 +51,15 @@ class ThreadBinding(BaseModel):
 
     @property
     def key(self) -> str:
+        """The binding's key: its channel and thread ``ts``."""
         return binding_key(self.channel, self.thread_ts)
 
     def variant(self, number: int) -> BoundSuggestion | None:
+        """The bound suggestion shown as variant ``number``, if any."""
         return next((s for s in self.suggestions if s.variant_no == number), None)
 
     def suggestion(self, suggestion_id: str) -> BoundSuggestion | None:
+        """The bound suggestion with id ``suggestion_id``, if any."""
         return next((s for s in self.suggestions if s.suggestion_id == suggestion_id), None)
 
 

@@ -12,7 +12,7 @@ from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import SteeredGenerationRequest
 from suggestbot.flows.brief import sending as brief
-from suggestbot.flows.common import slackio
+from suggestbot.flows.common import slackio, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.linking import accounts as linking
 from suggestbot.store.records import HeldInput, user_key
@@ -145,7 +145,7 @@ def open_from_message(
         held = HeldInput(team_id=team_id, user_id=user_id, channel_id=channel_id, text=text)
         deps.records.held.put(held.id, held)
         message = build_connect_needed(lang=deps.lang_of(user_id), held_id=held.id)
-        slackio.notify(
+        telling.tell(
             deps, user_id=user_id, channel_id=channel_id, message=message, response_url=response_url
         )
         return

@@ -15,8 +15,6 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.contentapi import (
-    ContentApiError,
-    EmailPayload,
     GenerationRun,
     SocialSingleImagePayload,
     Suggestion,
@@ -24,6 +22,7 @@ from suggestbot.contentapi import (
 from suggestbot.flows.common import slackio
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.requests import root_message
+from suggestbot.flows.common.variants import asset_ref, mint_urls, minted_url, shown_variant
 from suggestbot.flows.feedback.votes import feedback_value
 from suggestbot.flows.home import tab as home
 from suggestbot.flows.workflow import completion as step_completion
@@ -44,56 +43,18 @@ from suggestbot.ui.blocks.results import (
 log = logging.getLogger(__name__)
 
 
-def asset_ref(suggestion: Suggestion) -> str | None:
-    asset = suggestion.asset
-    return None if asset is None else str(asset.ref)
-
-
-def mint_urls(deps: Deps, refs: Sequence[str]) -> dict[str, str]:
-    """Fresh signed URLs by ref, minted in one batched call right before posting.
-
-    A failure costs only the previews (the message then says how to refresh), never the post.
-    The URLs live in memory only: they are credentials.
-    """
-    if not refs:
-        return {}
-    try:
-        minted = deps.content.mint_asset_urls(refs=list(refs))
-    except ContentApiError as exc:
-        log.warning("minting %d image URLs failed (%s); posting without previews", len(refs), exc)
-        return {}
-    return {m.ref: m.reveal_url() for m in minted}
-
-
 def to_variant(
     suggestion: Suggestion, *, total: int, urls: dict[str, str], request_id: str
 ) -> Variant:
-    payload = suggestion.payload
+    """A result as posted in the brief's thread, with Refine… (and Refresh preview)."""
     buttons: list[Button] = [Button("refine.button", ids.ACTION_REFINE_OPEN, suggestion.id)]
-    subject = None
-    image_url = alt_text = None
-    if isinstance(payload, EmailPayload):
-        subject = payload.subject
-    elif isinstance(payload, SocialSingleImagePayload):
-        image_url = urls.get(payload.asset.ref)
-        alt_text = payload.asset.alt_text
-        buttons.append(
-            Button(
-                "variant.refresh",
-                ids.ACTION_REFRESH_PREVIEW,
-                f"{request_id}:{suggestion.variant_no}",
-            )
-        )
-    return Variant(
-        suggestion_id=suggestion.id,
-        number=suggestion.variant_no,
+    if isinstance(suggestion.payload, SocialSingleImagePayload):
+        refresh = f"{request_id}:{suggestion.variant_no}"
+        buttons.append(Button("variant.refresh", ids.ACTION_REFRESH_PREVIEW, refresh))
+    return shown_variant(
+        suggestion,
         total=total,
-        kind=suggestion.kind.value,
-        body=payload.body,
-        subject=subject,
-        image_url=image_url,
-        alt_text=alt_text,
-        rationale=suggestion.rationale,
+        image_url=minted_url(suggestion, urls),
         buttons=buttons,
         feedback=feedback_value(request_id, suggestion.variant_no),
     )

@@ -1,9 +1,16 @@
-"""What the flows need, gathered in one object the entry point builds once."""
+"""What the flows need, gathered in one object the entry point builds once: ports only.
+
+Every field is a port the composition root fills: the store's tables and the token vault, the
+service and Slack clients, the timers, the clock, settings, and two read-throughs that keep
+what they read (:mod:`.catalog`, :mod:`.languages`). Three are hooks with no-op defaults, kept
+as ports on purpose rather than hidden: ``crash_point`` (named points where the reliability
+tests, and ``SUGGESTBOT_FREEZE_AT``, stop the process), ``auto_link`` (the embedded sandbox
+mints a token) and ``home_extras`` (the multi-workspace edge adds admin blocks to Home). Each
+is set by the composition root (or a test), never by a flow.
+"""
 
 from __future__ import annotations
 
-import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable, Collection, Mapping
@@ -14,19 +21,18 @@ from typing import Any, Protocol
 from slack_sdk import WebClient
 
 from suggestbot.contentapi import ContentClient
-from suggestbot.installations.scope import current_team
+from suggestbot.flows.common.catalog import Catalog, CatalogCache
+from suggestbot.flows.common.languages import LanguageCache
 from suggestbot.slack import Outbound
 from suggestbot.store import DeliveryLog, TokenVault
-from suggestbot.store.records import Records, Request, StoredCatalog, Table
-from suggestbot.ui.messages import language_of
-
-log = logging.getLogger(__name__)
+from suggestbot.store.records import Records, Request, Table
 
 
 class Timers(Protocol):
     """Deferred work the flows ask for; ``suggestbot.jobs`` provides it."""
 
-    def watch_run(self, request_id: str, *, delay_s: float) -> None: ...
+    def watch_run(self, request_id: str, *, delay_s: float) -> None:
+        """Poll the request's run in ``delay_s`` seconds (replaces a pending send)."""
 
     def watch_runs(self, delays: Mapping[str, float]) -> None:
         """:meth:`watch_run` of many requests at once (``{request_id: delay_s}``), the polls of
@@ -35,7 +41,8 @@ class Timers(Protocol):
     def resume_watch(self, request_id: str) -> None:
         """At start: watch at once, unless its poll is already scheduled (by another replica)."""
 
-    def send_later(self, request_id: str, *, at: float) -> None: ...
+    def send_later(self, request_id: str, *, at: float) -> None:
+        """Send the request at ``at`` (epoch seconds; replaces a pending poll)."""
 
     def resume_send(self, request_id: str, *, at: float) -> None:
         """At start: send at ``at``, unless a send is already scheduled (by another replica)."""
@@ -56,24 +63,12 @@ class Timers(Protocol):
     def end_send(self, request_id: str) -> None:
         """The send begun with :meth:`hold_send` is over (its next step, if any, scheduled)."""
 
-    def cancel(self, request_id: str) -> None: ...
+    def cancel(self, request_id: str) -> None:
+        """Forget the request's pending poll and send, wherever they are scheduled."""
 
 
 def _no_crash(point: str) -> None:
     """Named points where a test may simulate the process dying (see tests of recovery)."""
-
-
-@dataclass
-class Catalog:
-    """Segments and use cases of the tenant, cached briefly (they rarely change)."""
-
-    segments: list[tuple[str, str]]
-    use_cases: list[tuple[str, str]]
-    loaded_at: float
-
-
-def _catalog_key(team_id: str | None) -> str:
-    return team_id or "-"  # "-": the one workspace of a single-workspace install
 
 
 @dataclass
@@ -92,7 +87,6 @@ class Deps:
     # Who this process is when it claims work in the store (digest deliveries): unique per
     # process and per start, so a claim is never mistaken for another replica's.
     owner: str = field(default_factory=lambda: uuid.uuid4().hex)
-    catalog_ttl_s: float = 300.0
     # Multiplies every poll delay; tests and the demo shrink it along with the sandbox's clock.
     poll_scale: float = 1.0
     background: Executor | None = None
@@ -105,80 +99,38 @@ class Deps:
     # The outbound gate's helpers (coalesced roots and Homes, cached permalinks); None where a
     # test builds its own Deps: everything is then sent at once.
     outbound: Outbound | None = None
-    # Per workspace (see suggestbot.installations.scope): each may be a different tenant.
-    _catalogs: dict[str | None, Catalog] = field(default_factory=dict, repr=False)
-    _catalog_lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    _langs: dict[str, tuple[str, float]] = field(default_factory=dict, repr=False)
+    catalogs: CatalogCache = field(default_factory=CatalogCache, repr=False)
+    languages: LanguageCache = field(default_factory=LanguageCache, repr=False)
+
+    # The callers' names for the two read-throughs above (the state lives there).
 
     def catalog(self, *, refresh: bool = False) -> Catalog:
-        """Segments and use cases as ``(id, name)`` pairs, from the cache when fresh."""
-        team = current_team()
-        with self._catalog_lock:
-            now = self.clock()
-            cached = self._catalogs.get(team)
-            if cached and not refresh and now - cached.loaded_at < self.catalog_ttl_s:
-                return cached
-        segments = [(s.id, s.name) for s in self.content.list_segments()]
-        use_cases = [(u.id, u.name) for u in self.content.list_use_cases()]
-        fresh = Catalog(segments=segments, use_cases=use_cases, loaded_at=self.clock())
-        with self._catalog_lock:
-            self._catalogs[team] = fresh
-        kept = self.records.catalogs.get(_catalog_key(team))
-        if kept is None or (kept.segments, kept.use_cases) != (segments, use_cases):
-            self.records.catalogs.put(
-                _catalog_key(team),
-                StoredCatalog(segments=segments, use_cases=use_cases, loaded_at=fresh.loaded_at),
-            )
-        return fresh
+        """Segments and use cases as ``(id, name)`` pairs, from the cache when fresh.
+
+        Raises:
+            ContentApiError: the service could not be read.
+        """
+        return self.catalogs.load(
+            content=self.content, table=self.records.catalogs, clock=self.clock, refresh=refresh
+        )
 
     def forget_catalog(self, team_id: str | None) -> None:
         """Drop a workspace's cached catalogue (its service changed)."""
-        with self._catalog_lock:
-            self._catalogs.pop(team_id, None)
-        self.records.catalogs.delete(_catalog_key(team_id))
+        self.catalogs.forget(team_id, table=self.records.catalogs)
 
     def cached_catalog(self) -> Catalog | None:
-        with self._catalog_lock:
-            cached = self._catalogs.get(current_team())
-        if cached and self.clock() - cached.loaded_at < self.catalog_ttl_s:
-            return cached
-        return None
+        """The catalogue if read within its TTL, else None (no I/O)."""
+        return self.catalogs.fresh(now=self.clock())
 
     def known_catalog(self) -> Catalog | None:
-        """The catalogue as last loaded, however old, from memory or else from the store: no
-        call to the service (safe before an ack), and the same answer after a restart. For
-        decisions that the service checks again anyway (a run naming a removed segment is
-        refused with a clear failure)."""
-        with self._catalog_lock:
-            cached = self._catalogs.get(current_team())
-        if cached is not None:
-            return cached
-        stored = self.records.catalogs.get(_catalog_key(current_team()))
-        if stored is None:
-            return None
-        return Catalog(
-            segments=list(stored.segments),
-            use_cases=list(stored.use_cases),
-            loaded_at=stored.loaded_at,
-        )
+        """The catalogue as last read, however old (no call to the service: safe before an
+        ack); see :meth:`CatalogCache.known`."""
+        return self.catalogs.known(table=self.records.catalogs)
 
     def known_lang(self, user_id: str) -> str | None:
         """The user's language if already looked up (no call to Slack: safe before an ack)."""
-        cached = self._langs.get(user_id)
-        if cached and self.clock() - cached[1] < 3600:
-            return cached[0]
-        return None
+        return self.languages.known(user_id, now=self.clock())
 
     def lang_of(self, user_id: str) -> str:
         """The user's language from their Slack locale (``users.info``), cached for an hour."""
-        known = self.known_lang(user_id)
-        if known is not None:
-            return known
-        lang = "en"
-        try:
-            info: Any = self.slack.users_info(user=user_id, include_locale=True)
-            lang = language_of(info["user"].get("locale"))
-        except Exception:  # a failed look-up only costs the user their language
-            log.warning("users.info failed for %s; using English", user_id)
-        self._langs[user_id] = (lang, self.clock())
-        return lang
+        return self.languages.of(user_id, slack=self.slack, clock=self.clock)

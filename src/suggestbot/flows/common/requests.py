@@ -39,7 +39,7 @@ from suggestbot.contentapi import (
     ValidationFailed,
 )
 from suggestbot.contentapi.polling import next_poll_delay
-from suggestbot.flows.common import live_status, slackio, workspace_language
+from suggestbot.flows.common import live_status, slackio, telling, workspace_language
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.workspace_language import is_dm
 from suggestbot.flows.linking import accounts as linking
@@ -256,7 +256,7 @@ def _post_root_in_dm(
     )
     ts = slackio.post(deps, channel=channel, message=root_message(req), metadata=metadata)
     try:
-        slackio.notify(
+        telling.tell(
             deps,
             user_id=req.user_id,
             channel_id=req.channel_id,
@@ -413,6 +413,9 @@ def accepted(deps: Deps, request_id: str, run: GenerationRun) -> None:
 
 
 def first_poll_delay(deps: Deps) -> float:
+    """Seconds before a new run's first poll: the contract's first interval, scaled by
+    ``deps.poll_scale`` (tests and the demo shrink it).
+    """
     return (next_poll_delay(0.0) or 10.0) * deps.poll_scale
 
 
@@ -472,7 +475,7 @@ def _ask_to_connect(deps: Deps, req: Request, reason: ConnectReason) -> None:
     """Tell the author alone why their request waits, with [Connect account] and [Resend]."""
     message = build_connect_prompt(lang=req.lang, reason=reason, request_id=req.id)
     try:
-        slackio.notify(deps, user_id=req.user_id, channel_id=req.channel_id, message=message)
+        telling.tell(deps, user_id=req.user_id, channel_id=req.channel_id, message=message)
     except Exception:
         log.warning("could not ask user %s to connect their account", req.user_id)
 

@@ -1,4 +1,6 @@
-"""Posting to Slack so that nothing is lost: DM fallback, ephemeral notes, finding our posts.
+"""Posting to Slack so that nothing is lost: posts, updates, DMs, finding our posts again.
+
+Telling one person something is :mod:`~suggestbot.flows.common.telling`.
 
 Slack's own retries (429 with Retry-After, 5xx, broken connections) are handled by the
 ``WebClient`` retry handlers the entry point installs; what is left here are the answers a
@@ -11,7 +13,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.flows.common.deps import Deps
@@ -38,11 +39,10 @@ GONE = {
     "expired_trigger_id": "trigger",
     "exchanged_trigger_id": "trigger",
 }
-# Slack errors of chat.postEphemeral that a direct message gets round.
-_NOT_EPHEMERAL = UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 
 
 def slack_error(exc: SlackApiError) -> str:
+    """Slack's error code of a refused call (``not_in_channel`` …), ``unknown_error`` if none."""
     return str(exc.response.get("error", "unknown_error"))
 
 
@@ -61,6 +61,11 @@ def unavailable(exc: BaseException) -> bool:
 
 
 def open_dm(deps: Deps, user_id: str) -> str:
+    """The id of the app's direct message channel with ``user_id`` (opened if need be).
+
+    Raises:
+        SlackApiError: Slack refused to open it.
+    """
     opened: Any = deps.slack.conversations_open(users=user_id)
     return str(opened["channel"]["id"])
 
@@ -87,59 +92,12 @@ def post(
 
 
 def update(deps: Deps, *, channel: str, ts: str, message: Message) -> None:
-    deps.slack.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+    """Replace the text and blocks of the app's message ``ts`` in ``channel``.
 
-
-def notify(
-    deps: Deps,
-    *,
-    user_id: str,
-    channel_id: str,
-    message: Message,
-    response_url: str | None = None,
-) -> None:
-    """Tell one user something only they should see.
-
-    Uses the command's ``response_url`` when there is one (it works even where the bot is not a
-    member), else ``chat.postEphemeral``, else a direct message.
+    Raises:
+        SlackApiError: Slack refused (the message is gone: see :func:`gone`).
     """
-    if response_url and answer_via(response_url, message, replace_original=False):
-        return
-    try:
-        deps.slack.chat_postEphemeral(
-            channel=channel_id, user=user_id, text=message.text, blocks=message.blocks
-        )
-        return
-    except SlackApiError as exc:
-        if slack_error(exc) not in _NOT_EPHEMERAL:
-            raise
-    post(deps, channel=open_dm(deps, user_id), message=message)
-
-
-# One client for every response_url answer: a new client per call builds a new SSL context
-# and connection pool each time, which under load held up the listener threads' acks.
-_RESPONSE_URLS = httpx.Client(timeout=10)
-
-
-def answer_via(response_url: str, message: Message, *, replace_original: bool) -> bool:
-    """Answer through an interaction's ``response_url`` (ephemeral); False when it failed."""
-    try:
-        answer = _RESPONSE_URLS.post(
-            response_url,
-            json={
-                "response_type": "ephemeral",
-                "replace_original": replace_original,
-                "text": message.text,
-                "blocks": message.blocks,
-            },
-        )
-    except httpx.HTTPError as exc:
-        log.warning("response_url failed (%s)", type(exc).__name__)
-        return False
-    if answer.status_code != 200:
-        log.warning("response_url answered %s", answer.status_code)
-        return False
-    return True
+    deps.slack.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
 
 
 def find_posted(

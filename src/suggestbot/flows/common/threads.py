@@ -413,6 +413,7 @@ def remember_thread(deps: Deps, binding: ThreadBinding) -> ThreadBinding:
 
 
 def thread_status(binding: ThreadBinding) -> ThreadStatus:
+    """What a thread's root shows about it (name, turns, chosen variant, who refined last)."""
     return ThreadStatus(
         name=binding.thread_name,
         turn_count=binding.turn_count,

@@ -21,6 +21,7 @@ PERIODS = (7, 30)
 
 
 def today(deps: Deps) -> str:
+    """The UTC date of ``deps.clock()`` as ``YYYY-MM-DD``: the key of today's usage record."""
     return datetime.fromtimestamp(deps.clock(), UTC).date().isoformat()
 
 

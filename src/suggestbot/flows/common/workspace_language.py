@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from suggestbot.flows.common import slackio
+from suggestbot.flows.common import telling
 from suggestbot.flows.common.access import is_admin
 from suggestbot.flows.common.deps import Deps
 from suggestbot.installations.scope import current_team
@@ -89,4 +89,4 @@ def choose(deps: Deps, *, team_id: str, user_id: str, chosen: str) -> bool:
 
 
 def _tell(deps: Deps, user_id: str, text: str) -> None:
-    slackio.post(deps, channel=slackio.open_dm(deps, user_id), message=Message(text, []))
+    telling.tell_in_dm(deps, user_id=user_id, message=Message(text, []))

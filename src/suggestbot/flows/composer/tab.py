@@ -18,7 +18,7 @@ from slack_sdk.errors import SlackApiError
 from suggestbot.contentapi import ContentApiError
 from suggestbot.contentapi.checks import MAX_VARIANTS, check_brief, is_invalid_text
 from suggestbot.flows.brief import sending as brief
-from suggestbot.flows.common import interactions, slackio
+from suggestbot.flows.common import interactions, slackio, telling
 from suggestbot.flows.common.deps import Catalog, Deps
 from suggestbot.flows.linking import accounts as linking
 from suggestbot.store.records import ComposerChoices, HeldInput, Preferences, user_key
@@ -163,16 +163,17 @@ def pick(
         prefs=prefs,
     )
     try:
-        slackio.notify(deps, user_id=user_id, channel_id=earlier.channel_id, message=kept)
+        telling.tell(deps, user_id=user_id, channel_id=earlier.channel_id, message=kept)
     except Exception:
         log.warning("could not confirm a composer pick to user %s", user_id)
     return True
 
 
 def tell_not_yours(deps: Deps, *, user_id: str, channel_id: str) -> None:
+    """Tell ``user_id`` that the composer choices they picked belong to someone else."""
     lang = deps.lang_of(user_id)
     message = build_not_your_composer(lang=lang)
-    slackio.notify(deps, user_id=user_id, channel_id=channel_id, message=message)
+    telling.tell(deps, user_id=user_id, channel_id=channel_id, message=message)
 
 
 def _send(

@@ -16,9 +16,10 @@ from datetime import datetime, timedelta
 from suggestbot.contentapi import ContentApiError, SuggestionSet
 from suggestbot.flows.common import content_locale
 from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.variants import shown_variant
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import from_epoch
-from suggestbot.flows.inspiration.showing import Pair, read_newest, variant_of
+from suggestbot.flows.inspiration.showing import Pair, read_newest
 from suggestbot.store.records import Digest
 from suggestbot.ui.blocks.inspiration import Labels, build_digest_message, build_digest_quiet_line
 from suggestbot.ui.blocks.results import Message
@@ -31,6 +32,7 @@ URL_MIN_LIFE = timedelta(minutes=3)
 
 
 def pair_of(digest: Digest) -> Pair:
+    """The segment and use case a digest posts."""
     return Pair(digest.segment_id, digest.segment_name, digest.use_case_id, digest.use_case_name)
 
 
@@ -59,7 +61,7 @@ def render(
         )
     total = len(found.suggestions)
     variants = [
-        variant_of(s, total=total, url=urls.get(str(s.asset.ref)) if s.asset else None)
+        shown_variant(s, total=total, image_url=urls.get(str(s.asset.ref)) if s.asset else None)
         for s in found.suggestions
     ]
     return build_digest_message(

@@ -30,7 +30,7 @@ from suggestbot.flows.digests.content import GroupContent, render
 from suggestbot.flows.digests.report import WaveReport
 from suggestbot.flows.digests.schedule import Occurrence
 from suggestbot.flows.digests.writes import DigestChange, PendingWrites
-from suggestbot.flows.inspiration.showing import SharedRoot
+from suggestbot.flows.inspiration.sharing import SharedRoot
 from suggestbot.store.marks import DigestDelivery, delivery_key
 from suggestbot.store.records import Digest, SharedPost
 from suggestbot.ui.blocks.inspiration import Labels, digest_late_note
@@ -50,10 +50,12 @@ class Due:
 
     @property
     def key(self) -> str:
+        """The delivery's key: one per digest and local date."""
         return delivery_key(self.digest.id, self.local_date)
 
     @property
     def local_date(self) -> str:
+        """The local date this delivery is for, as ``YYYY-MM-DD`` in the digest's zone."""
         return self.occurrence.local_date.isoformat()
 
 

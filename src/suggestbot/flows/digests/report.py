@@ -27,6 +27,7 @@ class WaveReport:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, counter: str, count: int = 1) -> None:
+        """Add ``count`` to the counter named ``counter`` (safe from every lane's thread)."""
         with self._lock:
             setattr(self, counter, getattr(self, counter) + count)
 

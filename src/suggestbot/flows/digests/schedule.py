@@ -35,6 +35,13 @@ class Schedule:
 
     @classmethod
     def of(cls, *, time: str, tz: str, weekdays: Collection[int]) -> Schedule:
+        """A schedule from a digest's fields.
+
+        Args:
+            time: local wall-clock time, ``HH:MM``.
+            tz: an IANA time zone name.
+            weekdays: the days it posts, 0 = Monday.
+        """
         return cls(time=time, tz=tz, weekdays=frozenset(weekdays))
 
 
@@ -48,6 +55,7 @@ class Occurrence:
 
     @property
     def late(self) -> bool:
+        """Posted more than :data:`LATE_AFTER` after its time: the digest says it is late."""
         return self.late_by > LATE_AFTER
 
 
@@ -85,6 +93,7 @@ def known_zones() -> frozenset[str]:
 
 
 def is_valid_zone(name: str) -> bool:
+    """Whether ``name`` is an IANA time zone this machine knows (``Europe/Paris``)."""
     if name.strip() not in known_zones():
         return False
     try:
@@ -158,4 +167,5 @@ def next_fire(schedule: Schedule, *, after: datetime) -> datetime | None:
 
 
 def from_epoch(seconds: float) -> datetime:
+    """Epoch seconds as an aware UTC datetime."""
     return datetime.fromtimestamp(seconds, tz=UTC)

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 
 def schedule_of(digest: Digest) -> Schedule:
+    """The schedule a stored digest follows."""
     return Schedule.of(time=digest.time, tz=digest.tz, weekdays=digest.weekdays)
 
 
@@ -120,6 +121,9 @@ def tell_not_found(deps: Deps, asker: Asker, ref: str) -> None:
 
 
 def list_for(deps: Deps, asker: Asker) -> None:
+    """Tell the asker the digests of their channel, with when each posts next; which of
+    them they may change (their own, or all of them for an admin).
+    """
     lang = deps.lang_of(asker.user_id)
     digests = visible(
         deps, team_id=asker.team_id, channel_id=asker.channel_id, user_id=asker.user_id
@@ -140,6 +144,7 @@ def list_for(deps: Deps, asker: Asker) -> None:
 
 
 def describe_added(digest: Digest, *, lang: str, now: float) -> str:
+    """The sentence that confirms a new digest, with its next posting after ``now``."""
     upcoming = next_fire(schedule_of(digest), after=from_epoch(now))
     return added_text(lang=lang, digest=digest, next_fire=upcoming)
 
@@ -173,6 +178,10 @@ def set_paused(deps: Deps, asker: Asker, digest_id: str, *, paused: bool) -> Non
 
 
 def remove(deps: Deps, asker: Asker, digest_id: str) -> None:
+    """Remove a digest the asker may change, tell them, and refresh its creator's Home.
+
+    A digest that does not exist, or is not theirs to change, gets the same "not found".
+    """
     digest = _allowed(deps, asker, digest_id, change=True)
     if digest is None or not deps.records.digests.delete(digest_id):
         tell_not_found(deps, asker, digest_id)
@@ -235,6 +244,7 @@ def pause_unreachable(deps: Deps, digest_id: str, error: str) -> bool:
 
 
 def record_error(deps: Deps, digest_id: str, error: str) -> None:
+    """Keep the last error a digest's posting met (shown in its list entry)."""
     now = deps.clock()
     deps.records.digests.update(
         digest_id, lambda d: d.model_copy(update={"last_error": error, "last_error_at": now})

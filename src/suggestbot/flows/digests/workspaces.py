@@ -27,6 +27,7 @@ KEEP_S = 3600.0
 
 
 def unit_key(wave: str, team_id: str) -> str:
+    """The key of one workspace's claim within one wave."""
     return f"{wave}|{team_id}"
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from suggestbot.flows.common import usage
 from suggestbot.flows.common.deps import Deps
-from suggestbot.flows.inspiration.showing import SharedRoot, record_shared_many
+from suggestbot.flows.inspiration.sharing import SharedRoot, record_shared_many
 from suggestbot.store.marks import DigestDelivery
 from suggestbot.store.records import Digest
 
@@ -43,10 +43,12 @@ class SentCounts:
         self._sent: Counter[str] = Counter()
 
     def add(self, sent: Counter[str]) -> None:
+        """Count digests sent, by workspace (safe from every lane's thread)."""
         with self._lock:
             self._sent.update(sent)
 
     def write(self, deps: Deps) -> None:
+        """Add what was counted so far to each workspace's usage, and start again from zero."""
         with self._lock:
             sent, self._sent = self._sent, Counter()
         for team_id, count in sent.items():

@@ -20,7 +20,7 @@ from suggestbot.contentapi import (
     NotFound,
     UserTokenRejected,
 )
-from suggestbot.flows.common import slackio, threads
+from suggestbot.flows.common import slackio, telling, threads
 from suggestbot.flows.common.deps import Deps
 from suggestbot.store.records import user_key
 from suggestbot.ui.blocks.drafts import (
@@ -75,7 +75,7 @@ def _tell_problem(
     deps: Deps, *, user_id: str, channel_id: str, problem: DraftProblem, code: str = ""
 ) -> None:
     message = build_draft_problem(lang=deps.lang_of(user_id), problem=problem, code=code)
-    slackio.notify(deps, user_id=user_id, channel_id=channel_id, message=message)
+    telling.tell(deps, user_id=user_id, channel_id=channel_id, message=message)
 
 
 def _post_root(deps: Deps, *, user_id: str, channel_id: str, message: Message) -> tuple[str, str]:

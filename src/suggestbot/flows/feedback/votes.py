@@ -26,6 +26,7 @@ def feedback_value(request_id: str, variant_no: int) -> str:
 
 
 def parse_value(value: str) -> tuple[str, int] | None:
+    """A feedback button's value as ``(request_id, variant_no)``; None when malformed."""
     request_id, _, number = value.rpartition(":")
     if not request_id or not number.isdigit():
         return None

@@ -88,6 +88,9 @@ def recent_results(deps: Deps, *, team_id: str, user_id: str) -> list[ResultItem
 
 
 def home_data(deps: Deps, *, team_id: str, user_id: str, lang: str) -> HomeData:
+    """Everything Home shows a person: their link state, recent results, digests and, when
+    linked, their threads and runs (read with their own token).
+    """
     link = linking.link_of(deps, team_id=team_id, user_id=user_id)
     digests = digests_of(deps, team_id=team_id, user_id=user_id, lang=lang)
     results = recent_results(deps, team_id=team_id, user_id=user_id)

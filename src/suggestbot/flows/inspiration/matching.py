@@ -107,6 +107,7 @@ class Resolution:
 
     @property
     def complete(self) -> bool:
+        """Both a segment and a use case were resolved."""
         return self.segment.chosen is not None and self.use_case.chosen is not None
 
 

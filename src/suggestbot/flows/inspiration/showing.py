@@ -3,9 +3,7 @@
 Reads use the machine client and the workspace's content locale, with ``expand=asset_urls`` so
 the images arrive with URLs minted for this very answer (they are credentials: shown, never
 kept). What was shown is kept as an :class:`Offer` (ids and image refs only), so "Share" and
-"Refine…" post exactly that variant later. A shared variant becomes a root message in the
-channel, recorded as a :class:`~suggestbot.store.records.SharedPost` so its Slack
-thread can be bound to the service's thread for refinements.
+"Refine…" post exactly that variant later (:mod:`suggestbot.flows.inspiration.sharing`).
 
 An empty answer says why it may be empty and offers "Generate now": the app then watches for
 the new version (:mod:`suggestbot.flows.inspiration.polling`) and posts it when it appears.
@@ -18,52 +16,38 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from slack_sdk.errors import SlackApiError
-
 from suggestbot.contentapi import (
     ContentApiError,
-    EmailPayload,
     NotFound,
-    SocialSingleImagePayload,
     Suggestion,
-    SuggestionKind,
     SuggestionSet,
 )
-from suggestbot.flows.common import content_locale, slackio, threads, workspace_language
-from suggestbot.flows.common.channel_posts import find_in_channel
+from suggestbot.flows.common import content_locale, telling
 from suggestbot.flows.common.deps import Deps
-from suggestbot.flows.common.pacing import PACER
+from suggestbot.flows.common.variants import shown_variant
 from suggestbot.flows.inspiration.matching import Resolution, parse_inspire, resolve_pair
-from suggestbot.flows.linking import accounts as linking
-from suggestbot.store.marks import ShareMark
-from suggestbot.store.offers import Offer, OfferedVariant, Watch, offer_of_share, share_key
-from suggestbot.store.records import SharedPost, Table, shared_post_key
+from suggestbot.store.offers import Offer, OfferedVariant, Watch, offer_of_share
+from suggestbot.store.records import Table
 from suggestbot.ui.blocks.inspiration import (
     Labels,
     build_empty_answer,
     build_inspiration_answer,
     build_pair_picker,
-    build_shared_messages,
     pick_value,
 )
 from suggestbot.ui.blocks.inspiration_notices import (
     GenerationStart,
-    SharedWhere,
     build_bad_option,
-    build_cannot_post,
     build_content_unavailable,
     build_generation_notice,
     build_offer_gone,
-    build_shared_notice,
     build_watch_expired,
     generation_note,
     ready_note,
     skipped_note,
 )
 from suggestbot.ui.blocks.notices import build_notice
-from suggestbot.ui.blocks.results import Message, Variant
-from suggestbot.ui.blocks.thread_modals import build_refine_modal
-from suggestbot.ui.payloads import dump_metadata
+from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +55,12 @@ SHARE_ROLE = "inspiration_share"
 
 
 def offers(deps: Deps) -> Table[Offer]:
+    """The table of answers shown (:class:`~suggestbot.store.offers.Offer`)."""
     return deps.records.offers
 
 
 def watches(deps: Deps) -> Table[Watch]:
+    """The table of "Generate now" watches."""
     return deps.records.watches
 
 
@@ -101,6 +87,7 @@ class Pair:
 
     @property
     def labels(self) -> Labels:
+        """The names the builders show."""
         return Labels(segment=self.segment_name, use_case=self.use_case_name)
 
 
@@ -116,7 +103,8 @@ class Asker:
 
 
 def tell(deps: Deps, asker: Asker, message: Message) -> None:
-    slackio.notify(
+    """Tell the asker alone (see :func:`suggestbot.flows.common.telling.tell`)."""
+    telling.tell(
         deps,
         user_id=asker.user_id,
         channel_id=asker.channel_id,
@@ -130,7 +118,8 @@ def tell_offer_gone(deps: Deps, asker: Asker) -> None:
     tell(deps, asker, build_offer_gone(lang=deps.lang_of(asker.user_id)))
 
 
-def _tell_unavailable(deps: Deps, asker: Asker) -> None:
+def tell_unavailable(deps: Deps, asker: Asker) -> None:
+    """Tell the asker that ready-made content cannot be read just now."""
     tell(deps, asker, build_content_unavailable(lang=deps.lang_of(asker.user_id)))
 
 
@@ -228,26 +217,9 @@ def picked(deps: Deps, asker: Asker, choice: dict[str, Any]) -> None:
 
 
 def image_url(suggestion: Suggestion) -> str | None:
+    """The image URL that came with the answer (``expand=asset_urls``), if any."""
     asset = suggestion.asset
     return None if asset is None else asset.reveal_url()
-
-
-def variant_of(suggestion: Suggestion, *, total: int, url: str | None) -> Variant:
-    """A suggestion as the builders show it (``url``: a freshly minted image URL, or None)."""
-    payload = suggestion.payload
-    subject = payload.subject if isinstance(payload, EmailPayload) else None
-    alt = payload.asset.alt_text if isinstance(payload, SocialSingleImagePayload) else None
-    return Variant(
-        suggestion_id=suggestion.id,
-        number=suggestion.variant_no,
-        total=total,
-        kind=suggestion.kind.value,
-        body=payload.body,
-        subject=subject,
-        image_url=url,
-        alt_text=alt,
-        rationale=suggestion.rationale,
-    )
 
 
 def read_newest(
@@ -277,7 +249,7 @@ def show(
         found = read_newest(deps, pair, version=version)
     except ContentApiError as exc:
         log.warning("reading ready-made content failed (%s)", exc)
-        _tell_unavailable(deps, asker)
+        tell_unavailable(deps, asker)
         return
     if refresh:
         # Asked after reading, so what is shown now is the version the new one replaces.
@@ -299,6 +271,9 @@ def show(
 
 
 def remember(deps: Deps, asker: Asker, pair: Pair, found: SuggestionSet) -> Offer:
+    """Keep what was shown as an :class:`~suggestbot.store.offers.Offer` (ids and image refs,
+    never URLs), so its buttons act on exactly these variants later.
+    """
     offer = Offer(
         team_id=asker.team_id,
         user_id=asker.user_id,
@@ -334,8 +309,16 @@ def answer_message(
     newest: bool,
     notes: Sequence[str] = (),
 ) -> Message:
+    """The answer as shown: the set's variants with Share and Refine… under each.
+
+    Args:
+        offer: the answer as kept (its id goes into the buttons).
+        found: the set read, with its image URLs.
+        newest: the set is the newest version (else a chosen older one).
+        notes: lines shown above the variants.
+    """
     total = len(found.suggestions)
-    variants = [variant_of(s, total=total, url=image_url(s)) for s in found.suggestions]
+    variants = [shown_variant(s, total=total, image_url=image_url(s)) for s in found.suggestions]
     extra = list(notes)
     if found.skipped_count:
         extra.append(skipped_note(lang=lang, count=found.skipped_count))
@@ -424,6 +407,9 @@ def generate_now(deps: Deps, asker: Asker, pair: Pair) -> None:
 
 
 def pair_of(deps: Deps, choice: dict[str, Any]) -> Pair | None:
+    """The segment and use case a picker's choice names, looked up in the catalogue (read
+    again once if not found); None when either is unknown.
+    """
     segment_id, use_case_id = choice.get("s"), choice.get("u")
     for refresh in (False, True):
         catalog = deps.catalog(refresh=refresh)
@@ -444,248 +430,10 @@ def deliver_watch(deps: Deps, watch: Watch, found: SuggestionSet) -> None:
 
 
 def watch_expired(deps: Deps, watch: Watch) -> None:
+    """Tell the person who pressed "Generate now" that the new set did not appear in time."""
     asker = Asker(team_id=watch.team_id, user_id=watch.user_id, channel_id=watch.channel_id)
     labels = Labels(segment=watch.segment_name, use_case=watch.use_case_name)
     tell(deps, asker, build_watch_expired(lang=deps.lang_of(watch.user_id), labels=labels))
 
 
 # --- sharing -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Shared:
-    channel_id: str
-    ts: str
-    already: bool = False
-
-
-def _suggestion_with_url(
-    deps: Deps, offer: Offer, suggestion_id: str
-) -> tuple[Suggestion, int, str | None]:
-    """The suggestion as shown, with a fresh image URL: the same version read again (one call
-    that also mints the URLs), else the suggestion itself and one mint."""
-    if offer.version is not None:
-        pair = Pair(offer.segment_id, offer.segment_name, offer.use_case_id, offer.use_case_name)
-        sets = deps.content.get_inspiration(
-            segment_id=pair.segment_id,
-            use_case_id=pair.use_case_id,
-            locale=offer.locale,
-            version=offer.version,
-            asset_urls=True,
-        )
-        for suggestion in sets[0].suggestions if sets else []:
-            if suggestion.id == suggestion_id:
-                return suggestion, len(sets[0].suggestions), image_url(suggestion)
-    suggestion = deps.content.get_suggestion(id=suggestion_id)
-    url = None
-    if suggestion.asset is not None:
-        try:
-            minted = deps.content.mint_asset_urls(refs=[str(suggestion.asset.ref)])
-            url = minted[0].reveal_url()
-        except ContentApiError as exc:
-            log.warning("minting an image URL failed (%s); sharing without a preview", exc)
-    return suggestion, len(offer.variants), url
-
-
-def share(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> Shared | None:
-    """Post one variant of an answer as a root message in the answer's channel, once.
-
-    Returns where it is, or None after telling the user why it could not be shared.
-    """
-    lang = deps.lang_of(asker.user_id)
-    offer = offers(deps).get(offer_id)
-    offered = (
-        next((v for v in offer.variants if v.suggestion_id == suggestion_id), None)
-        if offer
-        else None
-    )
-    if offer is None or offered is None:
-        tell_offer_gone(deps, asker)
-        return None
-    channel = offer.channel_id
-    key = share_key(offer.id, offered.variant_no)
-    marks = deps.records.shares
-    if not marks.put_if_absent(key, ShareMark(state="intent", at=deps.clock())):
-        existing = marks.get(key)
-        if existing is not None and existing.ts:
-            return Shared(channel_id=channel, ts=existing.ts, already=True)
-        found = find_in_channel(
-            deps,
-            channel=channel,
-            since=(existing.at if existing else None) or 0.0,
-            matches=lambda p: p.get("role") == SHARE_ROLE and p.get("share") == key,
-        )
-        if found:
-            marks.put(key, ShareMark(state="posted", ts=found))
-            return Shared(channel_id=channel, ts=found, already=True)
-    try:
-        suggestion, total, url = _suggestion_with_url(deps, offer, suggestion_id)
-    except ContentApiError as exc:
-        marks.delete(key)
-        log.warning("reading the suggestion to share failed (%s)", exc)
-        _tell_unavailable(deps, asker)
-        return None
-    # The channel reads it: in the workspace's language (what only the asker sees is theirs).
-    posts_lang = (
-        lang if workspace_language.is_dm(channel) else workspace_language.of(deps, offer.team_id)
-    )
-    messages = build_shared_messages(
-        lang=posts_lang,
-        variant=variant_of(suggestion, total=total, url=url),
-        shared_by=asker.user_id,
-        labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
-        version=offer.version,
-    )
-    try:
-        PACER.wait(channel)
-        ts = slackio.post(
-            deps,
-            channel=channel,
-            message=messages[0],
-            metadata={"role": SHARE_ROLE, "share": key},
-        )
-        PACER.posted(channel)
-    except SlackApiError as exc:
-        marks.delete(key)
-        error = slackio.slack_error(exc)
-        if error in slackio.UNREACHABLE_CHANNEL:
-            tell(deps, asker, build_cannot_post(lang=lang, channel_id=channel))
-            return None
-        raise
-    marks.put(key, ShareMark(state="posted", ts=ts))
-    for extra in messages[1:]:
-        slackio.post(deps, channel=channel, message=extra, thread_ts=ts)
-    record_shared(
-        deps,
-        labels=Labels(segment=offer.segment_name, use_case=offer.use_case_name),
-        lang=posts_lang,
-        post=SharedPost(
-            team_id=offer.team_id,
-            channel_id=channel,
-            ts=ts,
-            source="inspiration",
-            posted_by=asker.user_id,
-            suggestion_ids=[suggestion.id],
-            variant_nos=[suggestion.variant_no],
-            kinds=[suggestion.kind.value],
-            suggestion_set_id=offer.suggestion_set_id,
-            segment_id=offer.segment_id,
-            use_case_id=offer.use_case_id,
-            locale=offer.locale,
-            version=offer.version,
-            created_at=deps.clock(),
-        ),
-    )
-    return Shared(channel_id=channel, ts=ts)
-
-
-@dataclass(frozen=True)
-class SharedRoot:
-    """A root message posted from ready-made content, and how its thread's binding shows it."""
-
-    post: SharedPost
-    labels: Labels
-    lang: str
-
-
-def record_shared(deps: Deps, post: SharedPost, *, labels: Labels, lang: str) -> None:
-    """Keep what a root message holds (under ``"{channel}:{ts}"``) and bind its Slack thread,
-    so replies there refine what it shows.
-
-    The record is written first: should binding fail, the thread is bound from it on its first
-    reply instead.
-    """
-    record_shared_many(deps, [SharedRoot(post=post, labels=labels, lang=lang)])
-
-
-def record_shared_many(deps: Deps, roots: Sequence[SharedRoot]) -> None:
-    """:func:`record_shared` for many roots, in one commit per table (a digest wave posts dozens
-    of roots a second, and every commit costs an fsync)."""
-    if not roots:
-        return
-    deps.records.shared_posts.put_many(
-        {shared_post_key(root.post.channel_id, root.post.ts): root.post for root in roots}
-    )
-    try:
-        threads.bind_many(deps, [_binding_of(root) for root in roots])
-    except Exception:
-        log.exception("binding %d thread(s) failed; each is bound on its first reply", len(roots))
-
-
-def _binding_of(root: SharedRoot) -> threads.ThreadBinding:
-    post = root.post
-    return threads.new_binding(
-        team_id=post.team_id,
-        channel=post.channel_id,
-        thread_ts=post.ts,
-        suggestions=[
-            threads.BoundSuggestion(
-                suggestion_id=sid,
-                variant_no=number,
-                kind=kind,
-                has_image=kind == SuggestionKind.SOCIAL_SINGLE_IMAGE.value,
-            )
-            for sid, number, kind in zip(
-                post.suggestion_ids, post.variant_nos, post.kinds, strict=True
-            )
-        ],
-        origin=post.source,
-        owner_user_id=post.posted_by,
-        segment_id=post.segment_id,
-        use_case_id=post.use_case_id,
-        labels={"segment": root.labels.segment, "use_case": root.labels.use_case},
-        lang=root.lang,
-    )
-
-
-def _tell_shared(deps: Deps, asker: Asker, shared: Shared, *, where: SharedWhere) -> None:
-    """Where the shared variant is, with a link to it when Slack gives one."""
-    try:
-        link = slackio.permalink(deps, channel=shared.channel_id, ts=shared.ts, urgent=True)
-    except SlackApiError:
-        link = None
-    lang = deps.lang_of(asker.user_id)
-    message = build_shared_notice(
-        lang=lang, where=where, channel_id=shared.channel_id, permalink=link
-    )
-    tell(deps, asker, message)
-
-
-def share_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> None:
-    shared = share(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
-    if shared is None:
-        return
-    _tell_shared(deps, asker, shared, where="already_shared" if shared.already else "shared")
-
-
-def _open_refine_modal(deps: Deps, asker: Asker, shared: Shared, *, lang: str) -> bool:
-    """The thread's own Refine… modal (its submission refines in the shared thread); only for
-    a linked user, and only while the press's trigger is still valid."""
-    if not asker.trigger_id:
-        return False
-    if not linking.is_linked(deps, team_id=asker.team_id, user_id=asker.user_id):
-        return False  # replying in the thread prompts them to connect, keeping their text
-    binding = threads.get(deps, channel=shared.channel_id, thread_ts=shared.ts)
-    if binding is None:
-        return False
-    metadata = dump_metadata({"channel": shared.channel_id, "thread_ts": shared.ts, "variant": 0})
-    view = build_refine_modal(
-        lang=lang, private_metadata=metadata, with_image=binding.head_has_image
-    )
-    try:
-        deps.slack.views_open(trigger_id=asker.trigger_id, view=view)
-    except SlackApiError as exc:
-        log.info("could not open the Refine… modal (%s)", slackio.slack_error(exc))
-        return False
-    return True
-
-
-def refine_pressed(deps: Deps, asker: Asker, *, offer_id: str, suggestion_id: str) -> None:
-    """Refining happens in a Slack thread: share the variant (once), open the Refine… modal of
-    that thread for a linked user, and point to the thread."""
-    shared = share(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
-    if shared is None:
-        return
-    lang = deps.lang_of(asker.user_id)
-    _open_refine_modal(deps, asker, shared, lang=lang)
-    _tell_shared(deps, asker, shared, where="refine_there")

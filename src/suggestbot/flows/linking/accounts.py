@@ -97,10 +97,12 @@ def result_within(checking: Future[LinkResult], *, seconds: float) -> LinkResult
 
 
 def unlink(deps: Deps, *, team_id: str, user_id: str) -> bool:
+    """Forget a person's link and token; False when they had none."""
     return deps.records.users.delete(user_key(team_id, user_id))
 
 
 def link_of(deps: Deps, *, team_id: str, user_id: str) -> LinkedUser | None:
+    """A person's link (state and sealed token), or None."""
     return deps.records.users.get(user_key(team_id, user_id))
 
 

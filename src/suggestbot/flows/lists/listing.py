@@ -23,9 +23,8 @@ from suggestbot.contentapi import (
     Thread,
     UserTokenRejected,
 )
-from suggestbot.flows.common import slackio, yours
+from suggestbot.flows.common import telling, yours
 from suggestbot.flows.common.deps import Deps
-from suggestbot.flows.refine.replies import respond
 from suggestbot.store.conversation import ListState
 from suggestbot.store.records import Table, user_key
 from suggestbot.ui.blocks.lists import (
@@ -62,6 +61,7 @@ def user_client(deps: Deps, *, team_id: str, user_id: str) -> ContentClient | No
 
 
 def thread_item(thread: Thread) -> ThreadItem:
+    """A service thread as a list entry."""
     return ThreadItem(
         id=thread.id,
         name=thread.name,
@@ -73,11 +73,13 @@ def thread_item(thread: Thread) -> ThreadItem:
 
 
 def run_text(run: GenerationRun) -> str:
+    """The text a run was asked with: a brief's steering text or a refinement's instruction."""
     request: Any = run.request
     return str(getattr(request, "steering_text", None) or getattr(request, "instruction", ""))
 
 
 def run_item(run: GenerationRun) -> RunItem:
+    """A run as a list entry."""
     return RunItem(
         id=run.id,
         type=run.type.value,
@@ -104,6 +106,7 @@ class Cursor:
 
     @property
     def ended(self) -> bool:
+        """Nothing more to list: the service's pages and the items held back are all shown."""
         return self.service is None and not self.pending
 
 
@@ -236,9 +239,9 @@ def _deliver(
     response_url: str | None,
     replace: bool,
 ) -> None:
-    if replace and respond(response_url, message, replace=True):
+    if replace and telling.replace_pressed(response_url, message):
         return
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=user_id,
         channel_id=channel_id,

@@ -15,8 +15,6 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from slack_sdk.errors import SlackApiError
-
 from suggestbot.contentapi import (
     ContentApiError,
     EmailPayload,
@@ -25,13 +23,12 @@ from suggestbot.contentapi import (
     RefinementRequest,
     is_invalid_text,
 )
-from suggestbot.flows.common import access, interactions, requests, slackio, threads, usage
+from suggestbot.flows.common import access, interactions, requests, telling, threads, usage
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.threads import BoundSuggestion, ThreadBinding
 from suggestbot.flows.linking import accounts as linking
 from suggestbot.store.conversation import PendingInstruction
 from suggestbot.store.records import HeldInput, Request, Table, user_key
-from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.turns import (
     Choice,
     ReplyNotice,
@@ -50,7 +47,6 @@ log = logging.getLogger(__name__)
 
 IMAGE_REGENERATE = ImageMode.REGENERATE.value
 # Slack answers these when an ephemeral cannot reach the user in that conversation.
-_EPHEMERAL_UNREACHABLE = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 
 
 # How long a reply waiting for its variant to be chosen is kept (jobs/retention.py).
@@ -58,6 +54,7 @@ KEEP_PENDING = timedelta(days=7)
 
 
 def pending(deps: Deps) -> Table[PendingInstruction]:
+    """The table of instructions waiting for their variant to be chosen."""
     return deps.records.pending
 
 
@@ -80,23 +77,6 @@ def refinement_request(
 # ---------------------------------------------------------------- talking in the thread
 
 
-def tell(deps: Deps, *, user_id: str, channel: str, thread_ts: str, message: Message) -> None:
-    """Show ``message`` to one user inside the thread; a direct message where that fails."""
-    try:
-        deps.slack.chat_postEphemeral(
-            channel=channel,
-            user=user_id,
-            thread_ts=thread_ts,
-            text=message.text,
-            blocks=message.blocks,
-        )
-        return
-    except SlackApiError as exc:
-        if slackio.slack_error(exc) not in _EPHEMERAL_UNREACHABLE:
-            raise
-    slackio.post(deps, channel=slackio.open_dm(deps, user_id), message=message)
-
-
 def _say(
     deps: Deps,
     *,
@@ -107,14 +87,7 @@ def _say(
     length: int = 0,
 ) -> None:
     message = build_reply_notice(lang=deps.lang_of(user_id), notice=notice, length=length)
-    tell(deps, user_id=user_id, channel=channel, thread_ts=thread_ts, message=message)
-
-
-def respond(response_url: str | None, message: Message, *, replace: bool = True) -> bool:
-    """Answer through an interaction's ``response_url`` (replacing the message pressed)."""
-    if not response_url:
-        return False
-    return slackio.answer_via(response_url, message, replace_original=replace)
+    telling.tell(deps, user_id=user_id, channel_id=channel, thread_ts=thread_ts, message=message)
 
 
 # ---------------------------------------------------------------- a reply arrives
@@ -180,8 +153,12 @@ def _hold(deps: Deps, binding: ThreadBinding, *, team_id: str, user_id: str, tex
     )
     deps.records.held.put(held.id, held)
     prompt = build_held_reply_prompt(lang=deps.lang_of(user_id), held_id=held.id)
-    tell(
-        deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=prompt
+    telling.tell(
+        deps,
+        user_id=user_id,
+        channel_id=binding.channel,
+        thread_ts=binding.thread_ts,
+        message=prompt,
     )
 
 
@@ -282,8 +259,12 @@ def _ask_which(
         for s in binding.suggestions
     ]
     prompt = build_choice_prompt(lang=lang, instruction=text, choices=choices, pending_id=kept.id)
-    tell(
-        deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=prompt
+    telling.tell(
+        deps,
+        user_id=user_id,
+        channel_id=binding.channel,
+        thread_ts=binding.thread_ts,
+        message=prompt,
     )
 
 
@@ -308,8 +289,12 @@ def _other_lineage(
     notice = build_other_lineage_notice(
         lang=lang, chosen=binding.chosen_variant or 1, instruction=text, pending_id=kept.id
     )
-    tell(
-        deps, user_id=user_id, channel=binding.channel, thread_ts=binding.thread_ts, message=notice
+    telling.tell(
+        deps,
+        user_id=user_id,
+        channel_id=binding.channel,
+        thread_ts=binding.thread_ts,
+        message=notice,
     )
 
 
@@ -322,7 +307,7 @@ def on_choice(
     kept = access.pending(deps, access.Person(team_id, user_id), pending_id)
     if kept is None:
         gone = build_choice_gone(lang=deps.lang_of(user_id), kept_days=KEEP_PENDING.days)
-        respond(response_url, gone)
+        telling.replace_pressed(response_url, gone)
         return
     if not number_text.isdigit():
         return
@@ -340,12 +325,12 @@ def on_choice(
                 instruction=kept.text,
                 pending_id=kept.id,
             )
-            respond(response_url, notice)
+            telling.replace_pressed(response_url, notice)
             return
     if not pending(deps).delete(kept.id):
         return  # pressed twice: the first press sent it
     chosen = binding.chosen_variant or number
-    respond(response_url, build_choice_taken(lang=lang, number=chosen))
+    telling.replace_pressed(response_url, build_choice_taken(lang=lang, number=chosen))
     start(
         deps,
         binding,

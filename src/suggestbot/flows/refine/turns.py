@@ -11,15 +11,14 @@ from __future__ import annotations
 import logging
 
 from suggestbot.contentapi import (
-    EmailPayload,
     GenerationRun,
     SocialSingleImagePayload,
     Suggestion,
     Thread,
 )
-from suggestbot.flows.brief.results import asset_ref, mint_urls
 from suggestbot.flows.common import live_status, slackio, threads
 from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.common.variants import asset_ref, mint_urls, minted_url, shown_variant
 from suggestbot.flows.feedback.votes import feedback_value
 from suggestbot.store.marks import PostMark
 from suggestbot.store.records import PostedVariant, Request
@@ -32,25 +31,14 @@ log = logging.getLogger(__name__)
 
 def turn_variant(suggestion: Suggestion, *, urls: dict[str, str], request_id: str) -> Variant:
     """A refined suggestion as shown in its turn, with Refine… (and Refresh preview)."""
-    payload = suggestion.payload
     buttons = [Button("refine.button", ids.ACTION_REFINE_OPEN, suggestion.id)]
-    subject = image_url = alt_text = None
-    if isinstance(payload, EmailPayload):
-        subject = payload.subject
-    elif isinstance(payload, SocialSingleImagePayload):
-        image_url = urls.get(payload.asset.ref)
-        alt_text = payload.asset.alt_text
+    if isinstance(suggestion.payload, SocialSingleImagePayload):
         buttons.append(Button("variant.refresh", ids.ACTION_REFRESH_TURN, request_id))
-    return Variant(
-        suggestion_id=suggestion.id,
+    return shown_variant(
+        suggestion,
         number=1,
         total=1,
-        kind=suggestion.kind.value,
-        body=payload.body,
-        subject=subject,
-        image_url=image_url,
-        alt_text=alt_text,
-        rationale=suggestion.rationale,
+        image_url=minted_url(suggestion, urls),
         buttons=buttons,
         feedback=feedback_value(request_id, 1),
     )

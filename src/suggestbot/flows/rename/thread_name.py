@@ -17,12 +17,10 @@ from suggestbot.contentapi import (
     ThreadNameTooLong,
     UserTokenRejected,
 )
-from suggestbot.flows.common import threads
+from suggestbot.flows.common import telling, threads
 from suggestbot.flows.common.deps import Deps
-from suggestbot.flows.refine import replies as refine
 from suggestbot.store.records import LinkedUser, user_key
 from suggestbot.ui.blocks.rename import build_rename_problem, build_rename_refused, build_renamed
-from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.blocks.thread_modals import build_rename_modal
 from suggestbot.ui.payloads import dump_metadata
 
@@ -37,6 +35,7 @@ _NAME_ERRORS: dict[type[ContentApiError], str] = {
 
 
 def rename_metadata(*, channel: str, thread_ts: str) -> str:
+    """The rename modal's ``private_metadata``: the Slack thread it renames."""
     return dump_metadata({"channel": channel, "thread_ts": thread_ts})
 
 
@@ -55,18 +54,6 @@ def open_modal(deps: Deps, *, trigger_id: str, user_id: str, channel: str, threa
         ),
     )
     return True
-
-
-def _tell(
-    deps: Deps,
-    *,
-    user_id: str,
-    channel: str,
-    thread_ts: str,
-    message: Message,
-) -> None:
-    """The outcome, to the user in the thread."""
-    refine.tell(deps, user_id=user_id, channel=channel, thread_ts=thread_ts, message=message)
 
 
 def finish(
@@ -88,14 +75,16 @@ def finish(
     binding = threads.get(deps, channel=channel, thread_ts=thread_ts)
     if binding is None:
         return
-    where = {"user_id": user_id, "channel": channel, "thread_ts": thread_ts}
+    where = {"user_id": user_id, "channel_id": channel, "thread_ts": thread_ts}
     user = deps.records.users.get(user_key(team_id, user_id))
     if user is None or user.state != "linked":
-        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="connect"))
+        telling.tell(deps, **where, message=build_rename_problem(lang=lang, problem="connect"))
         return
     binding = threads.remember_thread(deps, binding)
     if binding.service_thread_id is None:
-        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="no_thread_yet"))
+        telling.tell(
+            deps, **where, message=build_rename_problem(lang=lang, problem="no_thread_yet")
+        )
         return
     client = deps.content.as_user(deps.vault.decrypt(user.token_enc))
     try:
@@ -103,23 +92,23 @@ def finish(
     except (ThreadNameEmpty, ThreadNameTooLong, ThreadNameNotPlainText) as exc:
         code = _NAME_ERRORS[type(exc)]
         refused = build_rename_refused(lang=lang, name=name, code=code, retry_key=binding.key)
-        _tell(deps, **where, message=refused)
+        telling.tell(deps, **where, message=refused)
         return
     except NotFound:
-        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="not_visible"))
+        telling.tell(deps, **where, message=build_rename_problem(lang=lang, problem="not_visible"))
         return
     except UserTokenRejected:
         _expire(deps, user)
-        _tell(deps, **where, message=build_rename_problem(lang=lang, problem="expired"))
+        telling.tell(deps, **where, message=build_rename_problem(lang=lang, problem="expired"))
         return
     except ContentApiError as exc:
         log.warning("renaming thread %s failed: %s", binding.service_thread_id, exc)
         failed = build_rename_problem(lang=lang, problem="failed", retry_key=binding.key)
-        _tell(deps, **where, message=failed)
+        telling.tell(deps, **where, message=failed)
         return
     binding = threads.renamed(deps, binding, thread=thread)
     log.info("thread %s renamed by %s", thread.id, user_id)
-    _tell(deps, **where, message=build_renamed(lang=lang, name=thread.name or ""))
+    telling.tell(deps, **where, message=build_renamed(lang=lang, name=thread.name or ""))
     threads.refresh_root(deps, binding)
 
 

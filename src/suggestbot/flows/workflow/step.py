@@ -36,6 +36,7 @@ class BadInput(Exception):
 
 
 def request_id_of(execution_id: str) -> str:
+    """The request id of a workflow step's execution (one request per execution)."""
     return f"step-{execution_id}"
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from suggestbot.flows.common import slackio
+from suggestbot.flows.common import telling
 from suggestbot.flows.common.access import is_admin
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.home import tab as home
@@ -44,6 +44,12 @@ def home_section(
 
 
 def open_modal(deps: Deps, *, trigger_id: str, user_id: str) -> None:
+    """Open the service-credentials modal for a workspace admin; anyone else is told only
+    admins may.
+
+    Raises:
+        SlackApiError: Slack refused to open the modal (an expired trigger).
+    """
     lang = deps.lang_of(user_id)
     if not is_admin(deps, user_id):
         _tell(deps, user_id, admin_blocks.admin_notice(lang=lang, notice="only_admins"))
@@ -93,4 +99,4 @@ def save(
 
 
 def _tell(deps: Deps, user_id: str, text: str) -> None:
-    slackio.post(deps, channel=slackio.open_dm(deps, user_id), message=Message(text, []))
+    telling.tell_in_dm(deps, user_id=user_id, message=Message(text, []))

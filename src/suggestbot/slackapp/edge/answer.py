@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 
-from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common import access, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.edge.declaration import CommandGiven, Given, Press, Submission
@@ -39,7 +39,7 @@ def person(given: Given) -> access.Person:
 
 def answer(deps: Deps, given: Given, message: Message) -> None:
     """Tell the person who sent ``given``, where they sent it from (else in a DM)."""
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=given.user_id,
         channel_id=given.channel_id or given.user_id,

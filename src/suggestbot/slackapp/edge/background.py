@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows.common import interactions, slackio
+from suggestbot.flows.common import interactions, slackio, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.ui.blocks.notices import build_failure_notice, build_gone
 from suggestbot.ui.blocks.results import Message
@@ -42,7 +42,7 @@ def in_background(
 
     def tell(message: Message, what: str) -> None:
         try:
-            slackio.notify(
+            telling.tell(
                 deps,
                 user_id=user_id,
                 channel_id=channel_id or user_id,

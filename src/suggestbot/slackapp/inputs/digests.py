@@ -10,7 +10,7 @@ from typing import Any
 from slack_sdk.errors import SlackApiError
 
 from suggestbot.flows import digests
-from suggestbot.flows.common import access, slackio
+from suggestbot.flows.common import access, slackio, telling
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests.schedule import is_valid_zone, parse_hhmm
 from suggestbot.flows.inspiration.showing import Asker, Pair
@@ -193,7 +193,7 @@ def _create(deps: Deps, given: Submission) -> None:
         quiet_when_unchanged=form["quiet"],
         lang=lang,
     )
-    slackio.notify(
+    telling.tell(
         deps,
         user_id=user_id,
         channel_id=channel_id,

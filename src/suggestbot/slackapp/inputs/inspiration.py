@@ -9,6 +9,7 @@ import re
 
 from suggestbot.flows.common import access
 from suggestbot.flows.common.deps import Deps
+from suggestbot.flows.inspiration import sharing
 from suggestbot.flows.inspiration import showing as inspiration
 from suggestbot.flows.inspiration.showing import Asker
 from suggestbot.slackapp.edge.answer import asker, with_asker
@@ -41,14 +42,14 @@ def _share(deps: Deps, asker: Asker, value: str) -> None:
     offer_id, _, suggestion_id = value.partition(":")
     if not _own_offer(deps, asker, offer_id):
         return
-    inspiration.share_pressed(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
+    sharing.share_pressed(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
 
 
 def _refine(deps: Deps, asker: Asker, value: str) -> None:
     offer_id, _, suggestion_id = value.partition(":")
     if not _own_offer(deps, asker, offer_id):
         return
-    inspiration.refine_pressed(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
+    sharing.refine_pressed(deps, asker, offer_id=offer_id, suggestion_id=suggestion_id)
 
 
 def _generate(deps: Deps, asker: Asker, value: str) -> None:

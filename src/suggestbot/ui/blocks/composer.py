@@ -11,13 +11,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from slack_sdk.models.blocks import ActionsBlock, ContextBlock, Option, StaticSelectElement
+from slack_sdk.models.blocks import ActionsBlock, ContextBlock
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject
 
 from suggestbot.store.records import ComposerChoices
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.notices import build_notice
 from suggestbot.ui.blocks.results import Button, Message
+from suggestbot.ui.blocks.selects import select
 from suggestbot.ui.messages import t, tn
 from suggestbot.ui.replies import choice_header
 
@@ -25,8 +26,6 @@ from suggestbot.ui.replies import choice_header
 MAX_PROMPTS = 4
 # A prompt's title is a short label on a button-like chip.
 PROMPT_TITLE_MAX = 75
-SELECT_OPTIONS_MAX = 100
-OPTION_TEXT_MAX = 75
 VARIANT_CHOICES = (1, 2, 3)
 
 
@@ -61,10 +60,6 @@ def _clip(text: str, most: int) -> str:
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
-def _option(value: str, label: str) -> Option:
-    return Option(value=value, text=_clip(label, OPTION_TEXT_MAX))
-
-
 def choices_block_id(request_id: str) -> str:
     """The block of a root's choices names the brief they would send again."""
     return f"{ids.BLOCK_COMPOSER_CHOICES}:{request_id}"
@@ -87,34 +82,15 @@ def build_choice_blocks(
     """A line saying what the selects do, and the three selects, set to the brief's choices.
 
     Picking another value sends the brief again with it and keeps it for the next briefs."""
-    segments = [_option(i, n) for i, n in choices.segments[:SELECT_OPTIONS_MAX]]
-    use_cases = [_option(i, n) for i, n in choices.use_cases[:SELECT_OPTIONS_MAX]]
-    counts = [
-        _option(str(n), tn("composer.variant_option", lang, count=n)) for n in VARIANT_CHOICES
-    ]
-
-    def initial(options: list[Option], value: str) -> Option | None:
-        return next((o for o in options if o.value == value), None)
-
+    counts = [(str(n), tn("composer.variant_option", lang, count=n)) for n in VARIANT_CHOICES]
+    selects = (
+        (ids.ACTION_COMPOSER_SEGMENT, "brief.segment", choices.segments, segment_id),
+        (ids.ACTION_COMPOSER_USE_CASE, "brief.use_case", choices.use_cases, use_case_id),
+        (ids.ACTION_COMPOSER_VARIANTS, "brief.variants", counts, str(variants)),
+    )
     elements = [
-        StaticSelectElement(
-            action_id=ids.ACTION_COMPOSER_SEGMENT,
-            placeholder=t("brief.segment", lang),
-            options=segments,
-            initial_option=initial(segments, segment_id),
-        ),
-        StaticSelectElement(
-            action_id=ids.ACTION_COMPOSER_USE_CASE,
-            placeholder=t("brief.use_case", lang),
-            options=use_cases,
-            initial_option=initial(use_cases, use_case_id),
-        ),
-        StaticSelectElement(
-            action_id=ids.ACTION_COMPOSER_VARIANTS,
-            placeholder=t("brief.variants", lang),
-            options=counts,
-            initial_option=initial(counts, str(variants)),
-        ),
+        select(action_id=a, placeholder=t(key, lang), pairs=p, selected=s, ellipsis=True)
+        for a, key, p, s in selects
     ]
     blocks = [
         ContextBlock(

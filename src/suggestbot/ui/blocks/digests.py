@@ -13,11 +13,9 @@ from slack_sdk.models.blocks import (
     CheckboxesElement,
     ContextBlock,
     InputBlock,
-    Option,
     PlainTextInputElement,
     RadioButtonsElement,
     SectionBlock,
-    StaticSelectElement,
     TimePickerElement,
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
@@ -27,21 +25,16 @@ from suggestbot.store.records import WEEKDAYS, Digest
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.blocks.dates import slack_date
 from suggestbot.ui.blocks.results import MESSAGE_BLOCKS_MAX, Message
+from suggestbot.ui.blocks.selects import catalogue_inputs, option
 from suggestbot.ui.blocks.text import escape_mrkdwn, view_text
 from suggestbot.ui.messages import t
 
-SELECT_OPTIONS_MAX = 100
-OPTION_TEXT_MAX = 75
 DEFAULT_TIME = "09:00"
 QUIET = "quiet"
 SHORT_LINE = "line"
 WORKDAYS = (0, 1, 2, 3, 4)  # chosen in a new digest's modal, and shown as "Mon–Fri"
 # Each digest takes a section and an actions block in the list.
 _LIST_ROOM = (MESSAGE_BLOCKS_MAX - 2) // 2
-
-
-def _option(value: str, label: str) -> Option:
-    return Option(value=value, text=label[:OPTION_TEXT_MAX])
 
 
 def weekday_names(days: Sequence[int], lang: str) -> str:
@@ -77,14 +70,12 @@ def build_digest_modal(
 ) -> dict[str, Any]:
     """Segment, use case, time, time zone (the user's own by default), weekdays, and what to
     post when nothing is new."""
-    segment_options = [_option(i, n) for i, n in segments[:SELECT_OPTIONS_MAX]]
-    use_case_options = [_option(i, n) for i, n in use_cases[:SELECT_OPTIONS_MAX]]
-    day_options = [_option(str(d), t(f"digest.weekday.{d}", lang)) for d in WEEKDAYS]
+    day_options = [option(str(d), t(f"digest.weekday.{d}", lang)) for d in WEEKDAYS]
     quiet_options = [
-        _option(SHORT_LINE, t("digest.when_unchanged_line", lang)),
-        _option(QUIET, t("digest.when_unchanged_nothing", lang)),
+        option(SHORT_LINE, t("digest.when_unchanged_line", lang)),
+        option(QUIET, t("digest.when_unchanged_nothing", lang)),
     ]
-    if not segment_options or not use_case_options:
+    if not segments or not use_cases:
         return View(
             type="modal",
             callback_id=ids.VIEW_DIGEST_ADD,
@@ -93,19 +84,11 @@ def build_digest_modal(
             blocks=[SectionBlock(text=PlainTextObject(text=t("brief.no_segments", lang)))],
         ).to_dict()
     blocks: list[Block] = [
-        InputBlock(
-            block_id=ids.INPUT_DIGEST_SEGMENT,
-            label=t("brief.segment", lang),
-            element=StaticSelectElement(
-                action_id=ids.INPUT_DIGEST_SEGMENT, options=segment_options
-            ),
-        ),
-        InputBlock(
-            block_id=ids.INPUT_DIGEST_USE_CASE,
-            label=t("brief.use_case", lang),
-            element=StaticSelectElement(
-                action_id=ids.INPUT_DIGEST_USE_CASE, options=use_case_options
-            ),
+        *catalogue_inputs(
+            lang=lang,
+            segments=segments,
+            use_cases=use_cases,
+            block_ids=(ids.INPUT_DIGEST_SEGMENT, ids.INPUT_DIGEST_USE_CASE),
         ),
         InputBlock(
             block_id=ids.INPUT_DIGEST_TIME,

@@ -9,26 +9,19 @@ from slack_sdk.models.blocks import (
     Block,
     ContextBlock,
     InputBlock,
-    Option,
     PlainTextInputElement,
     SectionBlock,
-    StaticSelectElement,
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
+from suggestbot.ui.blocks.selects import catalogue_inputs, select
 from suggestbot.ui.blocks.text import view_text
 from suggestbot.ui.messages import t
 
 # Slack's plain_text_input holds at most 3000 characters; the service takes 4000 (see help).
 MODAL_INPUT_MAX = 3000
-SELECT_OPTIONS_MAX = 100
-OPTION_TEXT_MAX = 75
-
-
-def _option(value: str, label: str) -> Option:
-    return Option(value=value, text=label[:OPTION_TEXT_MAX])
 
 
 def build_connect_modal(
@@ -111,28 +104,9 @@ def build_brief_modal(
     """
     if not segments or not use_cases:
         return _brief_modal_saying(lang=lang, key="brief.no_segments")
-    segment_options = [_option(i, n) for i, n in segments[:SELECT_OPTIONS_MAX]]
-    use_case_options = [_option(i, n) for i, n in use_cases[:SELECT_OPTIONS_MAX]]
-    variant_options = [_option(str(n), str(n)) for n in (1, 2, 3)]
-
-    def initial(options: list[Option], value: str | None) -> Option | None:
-        return next((o for o in options if o.value == value), None)
-
-    segment_select = StaticSelectElement(
-        action_id=ids.INPUT_SEGMENT,
-        options=segment_options,
-        initial_option=initial(segment_options, initial_segment),
-    )
-    use_case_select = StaticSelectElement(
-        action_id=ids.INPUT_USE_CASE,
-        options=use_case_options,
-        initial_option=initial(use_case_options, initial_use_case),
-    )
-    variants_select = StaticSelectElement(
-        action_id=ids.INPUT_VARIANTS,
-        options=variant_options,
-        initial_option=initial(variant_options, str(initial_variants)) or variant_options[0],
-    )
+    counts = [(str(n), str(n)) for n in (1, 2, 3)]
+    chosen = str(initial_variants) if initial_variants in (1, 2, 3) else "1"
+    variants_select = select(action_id=ids.INPUT_VARIANTS, pairs=counts, selected=chosen)
     text_input = PlainTextInputElement(
         action_id=ids.INPUT_BRIEF,
         multiline=True,
@@ -161,13 +135,12 @@ def build_brief_modal(
                 if source_link
                 else []
             ),
-            InputBlock(
-                block_id=ids.INPUT_SEGMENT, label=t("brief.segment", lang), element=segment_select
-            ),
-            InputBlock(
-                block_id=ids.INPUT_USE_CASE,
-                label=t("brief.use_case", lang),
-                element=use_case_select,
+            *catalogue_inputs(
+                lang=lang,
+                segments=segments,
+                use_cases=use_cases,
+                block_ids=(ids.INPUT_SEGMENT, ids.INPUT_USE_CASE),
+                selected=(initial_segment, initial_use_case),
             ),
             (
                 SectionBlock(

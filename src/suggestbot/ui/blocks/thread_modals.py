@@ -14,13 +14,13 @@ from slack_sdk.models.blocks import (
     PlainTextInputElement,
     RadioButtonsElement,
     SectionBlock,
-    StaticSelectElement,
 )
 from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
 from slack_sdk.models.views import View
 
 from suggestbot.ui.blocks import ids
-from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX, OPTION_TEXT_MAX, SELECT_OPTIONS_MAX
+from suggestbot.ui.blocks.modals import MODAL_INPUT_MAX
+from suggestbot.ui.blocks.selects import catalogue_inputs
 from suggestbot.ui.blocks.text import SECTION_TEXT_MAX, split_text, view_text
 from suggestbot.ui.messages import t
 
@@ -134,31 +134,13 @@ def build_draft_modal(
             blocks=[SectionBlock(block_id="info", text=PlainTextObject(text=text))],
         ).to_dict()
 
-    def options(pairs: Sequence[tuple[str, str]]) -> list[Option]:
-        return [Option(value=i, text=n[:OPTION_TEXT_MAX]) for i, n in pairs[:SELECT_OPTIONS_MAX]]
-
-    def initial(found: list[Option], value: str | None) -> Option | None:
-        return next((o for o in found if o.value == value), None)
-
-    segment_options, use_case_options = options(segments), options(use_cases)
     blocks: list[Block] = [
-        InputBlock(
-            block_id=ids.INPUT_SEGMENT,
-            label=t("brief.segment", lang),
-            element=StaticSelectElement(
-                action_id=ids.INPUT_SEGMENT,
-                options=segment_options,
-                initial_option=initial(segment_options, initial_segment),
-            ),
-        ),
-        InputBlock(
-            block_id=ids.INPUT_USE_CASE,
-            label=t("brief.use_case", lang),
-            element=StaticSelectElement(
-                action_id=ids.INPUT_USE_CASE,
-                options=use_case_options,
-                initial_option=initial(use_case_options, initial_use_case),
-            ),
+        *catalogue_inputs(
+            lang=lang,
+            segments=segments,
+            use_cases=use_cases,
+            block_ids=(ids.INPUT_SEGMENT, ids.INPUT_USE_CASE),
+            selected=(initial_segment, initial_use_case),
         ),
         InputBlock(
             block_id=ids.INPUT_DRAFT_SUBJECT,
