@@ -29,17 +29,10 @@ from suggestbot.store import (
     open_app_store,
     pg_migrations,
 )
+from suggestbot.store.pg_connections import _driver_error, _means_lost, _translated
+from suggestbot.store.pg_leases import CLAIM_DUE, CLAIM_GROUPS, GROUPS_DUE, GROUPS_HELD
 from suggestbot.store.pg_schema import metadata
-from suggestbot.store.postgres import (
-    CLAIM_DUE,
-    CLAIM_GROUPS,
-    GROUPS_DUE,
-    GROUPS_HELD,
-    PostgresStore,
-    _driver_error,
-    _means_lost,
-    _translated,
-)
+from suggestbot.store.postgres import PostgresStore
 
 REPLICAS = 3
 THREADS_PER_REPLICA = 10
@@ -588,7 +581,7 @@ def test_a_connection_that_died_in_the_pool_is_replaced_before_use(
     postgres: PgCluster, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every pooled connection counts as idle: each is pinged before it is handed out.
-    monkeypatch.setattr("suggestbot.store.postgres.PING_AFTER_IDLE_S", 0.0)
+    monkeypatch.setattr("suggestbot.store.pg_connections.PING_AFTER_IDLE_S", 0.0)
     with PostgresStore(postgres_url) as store:
         store.put("users", "T1:U1", {"team_id": "T1", "user_id": "U1", "state": "linked"})
         assert _drop_connections(postgres, postgres_url) == 1

@@ -4,8 +4,8 @@ Each statement takes whole arrays as parameters (``key = ANY(%s)``, ``INSERT …
 unnest(…)``), so one text serves any number of keys and the store builds no SQL per call (a
 single statement is also prepared on the server by psycopg after a few uses). They go out
 through psycopg directly, alone or several in one message (see
-:mod:`suggestbot.store.postgres`), which is why they are plain text with ``%s`` placeholders
-rather than SQLAlchemy constructs. Records travel as the codec's JSON text
+:mod:`suggestbot.store.pg_connections`), which is why they are plain text with ``%s``
+placeholders rather than SQLAlchemy constructs. Records travel as the codec's JSON text
 (``::json`` keeps it exactly, as the ``json`` column does) and come back as that text.
 """
 
