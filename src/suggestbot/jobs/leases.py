@@ -21,6 +21,7 @@ import socket
 import threading
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 
@@ -98,7 +99,7 @@ def job_id(request_id: str) -> str:
     return f"request:{request_id}"
 
 
-class LeaseHolder:
+class LeaseHolder(ABC):
     """What this process holds in the store and its local list of claimed polls."""
 
     def __init__(self, scheduler: Scheduler, *, sweepers: int) -> None:
@@ -133,9 +134,9 @@ class LeaseHolder:
         self._beat_at = 0.0
         self._live = 1  # replicas claiming work, this one included (from their heartbeats)
 
+    @abstractmethod
     def _send_claimed(self, request_id: str) -> None:
         """Run a claimed send (:class:`~suggestbot.jobs.lease_engine.SchedulerTimers`)."""
-        raise NotImplementedError
 
     # --- releasing a held poll to its next time ---------------------------------------------
 
