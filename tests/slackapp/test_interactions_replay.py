@@ -168,3 +168,112 @@ def test_a_workflow_step_event_is_kept_sealed_and_carried_out_after_a_crash() ->
     assert deps.deliveries is not None and deps.deliveries.first_time("event:Ev1", pending=sealed)
     assert interactions.replay_unfinished(deps) == 1
     assert seen == [body]
+
+
+def test_the_service_credentials_submission_is_kept_before_its_ack_and_saved_after_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from slack_bolt import App
+
+    from suggestbot.flows import workspace_admin
+    from suggestbot.slackapp.listeners.views import workspace
+    from suggestbot.ui.blocks import ids
+
+    saved: list[dict[str, Any]] = []
+    monkeypatch.setattr(workspace_admin, "save", lambda deps, contents, **kw: saved.append(kw))
+    deps = deps_with(TokenVault([generate_key()]))
+    app = App(token="xoxb-test", signing_secret="secret", token_verification_enabled=False)
+    workspace.register(app, deps, contents=object())  # type: ignore[arg-type]
+
+    def text(value: str) -> dict[str, Any]:
+        return {"v": {"type": "plain_text_input", "value": value}}
+
+    body = {
+        "type": "view_submission",
+        "trigger_id": "4321.8765.fedcba",
+        "user": {"id": "U0ADMIN", "team_id": "T1"},
+        "team": {"id": "T1"},
+        "view": {
+            "callback_id": ids.VIEW_SERVICE_CREDENTIALS,
+            "state": {
+                "values": {
+                    ids.INPUT_SERVICE_URL: text("https://content.example.com"),
+                    ids.INPUT_SERVICE_CLIENT_ID: text("client-1"),
+                    ids.INPUT_SERVICE_CLIENT_SECRET: text("s3cret-client-secret"),
+                }
+            },
+        },
+    }
+    key = record(deps, body)  # kept with the delivery's claim, before the ack
+    assert deps.deliveries is not None
+    [(_, sealed)] = deps.deliveries.unfinished()
+    assert "s3cret-client-secret" not in sealed
+
+    assert interactions.replay_unfinished(deps) == 1
+    assert [
+        (s["team_id"], s["user_id"], s["values"][ids.INPUT_SERVICE_CLIENT_ID]) for s in saved
+    ] == [("T1", "U0ADMIN", "client-1")]
+    assert deps.deliveries.unfinished() == [] and key not in deps.deliveries.held()
+
+
+class _Ephemerals:
+    """A Slack client that keeps each ephemeral it is asked to post."""
+
+    def __init__(self) -> None:
+        self.posted: list[tuple[str, str]] = []
+
+    def chat_postEphemeral(self, *, channel: str, user: str, text: str, **_: Any) -> dict[str, Any]:
+        self.posted.append((user, text))
+        return {"ok": True}
+
+
+def test_a_note_told_before_a_crash_is_not_told_again_by_the_replay() -> None:
+    from suggestbot.flows import slackio
+    from suggestbot.ui.blocks.results import Message
+
+    slack = _Ephemerals()
+    deps = deps_with(TokenVault([generate_key()]))
+    deps.slack = slack  # type: ignore[assignment]
+    attempts: list[int] = []
+
+    def work(deps: Deps, body: dict[str, Any]) -> None:
+        note = Message(text="Your list is on its way.", blocks=[])
+        slackio.notify(deps, user_id="U0ALICE", channel_id="C1", message=note)
+        if not attempts:
+            attempts.append(1)
+            raise Killed("after the note, before the rest")  # the process dies here
+        slackio.notify(
+            deps, user_id="U0ALICE", channel_id="C1", message=Message(text="Done.", blocks=[])
+        )
+
+    interactions.on_view(VIEW, work)
+    record(deps, submission("sbx_ut_token"))
+    with pytest.raises(Killed):
+        interactions.replay_unfinished(deps)  # the first attempt, cut short
+    assert interactions.replay_unfinished(deps) == 1  # carried out again
+    assert slack.posted == [("U0ALICE", "Your list is on its way."), ("U0ALICE", "Done.")]
+
+
+def test_a_press_that_opens_a_modal_is_kept_and_its_replay_asks_to_press_again() -> None:
+    from slack_bolt import App
+
+    from suggestbot.slackapp.listeners.actions import refining
+    from suggestbot.ui.blocks import ids
+
+    slack = _Ephemerals()
+    deps = deps_with(TokenVault([generate_key()]))
+    deps.slack = slack  # type: ignore[assignment]
+    app = App(token="xoxb-test", signing_secret="secret", token_verification_enabled=False)
+    refining.register(app, deps)
+    press = {
+        "type": "block_actions",
+        "trigger_id": "5555.6666.abcabc",
+        "user": {"id": "U0ALICE", "team_id": "T1"},
+        "channel": {"id": "C1"},
+        "container": {"type": "message", "channel_id": "C1", "message_ts": "1.2"},
+        "actions": [{"action_id": ids.ACTION_REFINE_OPEN, "type": "button", "value": "x"}],
+    }
+    record(deps, press)  # kept before the ack, like any press that starts work
+    assert interactions.replay_unfinished(deps) == 1  # the app died before the modal opened
+    [(user, text)] = slack.posted
+    assert user == "U0ALICE" and "press the button again" in text

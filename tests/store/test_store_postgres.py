@@ -358,6 +358,7 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
                 "now": 100.0,
                 "due_by": 101.0,
                 "until": 130.0,
+                "local_now": time.time(),  # this process's clock (the times move by it)
                 "limit": 100,
                 "share": 2,
             }
@@ -389,6 +390,7 @@ def test_a_grouped_claim_reads_indexes_not_the_whole_table(postgres_url: str) ->
                 "now": 100.0,
                 "due_by": 101.0,
                 "until": 130.0,
+                "local_now": time.time(),  # this process's clock (the times move by it)
                 "limit": 100,
                 "groups": ["T1", "T2"],
             }

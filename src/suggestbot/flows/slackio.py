@@ -7,6 +7,8 @@ retry cannot fix, such as the bot not being in the channel.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 import httpx
 from slack_sdk.errors import SlackApiError
 
+from suggestbot.flows import interactions
 from suggestbot.flows.deps import Deps
 from suggestbot.ui.blocks.results import Message
 
@@ -98,6 +101,8 @@ def notify(
     Uses the command's ``response_url`` when there is one (it works even where the bot is not a
     member), else ``chat.postEphemeral``, else a direct message.
     """
+    if not _first_telling(deps, user_id, message):
+        return
     if response_url and answer_via(response_url, message, replace_original=False):
         return
     try:
@@ -109,6 +114,17 @@ def notify(
         if slack_error(exc) not in _NOT_EPHEMERAL:
             raise
     post(deps, channel=open_dm(deps, user_id), message=message)
+
+
+def _first_telling(deps: Deps, user_id: str, message: Message) -> bool:
+    """False when the recorded interaction this work serves already told ``user_id`` this
+    (its work is carried out again after a crash): an ephemeral note is shown once. Noted
+    before it is sent, so a crash in between loses the note rather than doubling it."""
+    key = interactions.current()
+    if key is None or deps.deliveries is None:
+        return True
+    text = json.dumps([user_id, message.text, message.blocks], sort_keys=True, default=str)
+    return deps.deliveries.first_telling(key, hashlib.sha256(text.encode()).hexdigest()[:16])
 
 
 # One client for every response_url answer: a new client per call builds a new SSL context

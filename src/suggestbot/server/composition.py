@@ -181,6 +181,8 @@ class Runtime:
             poll_scale=poll_scale * settings.suggestbot_poll_scale,
             background=self.background,
             deliveries=self.deliveries,
+            # One name for all of this replica's claims, as its leases carry (host, process).
+            owner=self.timers.owner,
         )
         if self.sandbox is not None:
             link = self.sandbox.user_token_for

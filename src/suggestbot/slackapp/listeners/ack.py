@@ -45,6 +45,7 @@ def in_background(
     """Run ``fn(*args)`` off the listener thread. A failure is logged with a short reference,
     and the user is told (ephemerally) with the same reference, never a traceback."""
     recorded = interactions.current()
+    interactions.hand_over()
 
     def tell(message: Message, what: str) -> None:
         try:
@@ -97,8 +98,9 @@ def on_button(
     ``work(deps, body)`` in the background.
 
     A press that starts work is also given to ``interactions.on_action``, so that it is
-    recorded before the ack and carried out after a crash; one that only opens a modal is not
-    (its trigger expires: the person presses again). ``before_ack(deps, body)``, if given, is
+    recorded before the ack and carried out after a crash; one that opens a modal to
+    ``interactions.on_modal_button`` (its trigger expires: the replay asks the person to press
+    again). ``before_ack(deps, body)``, if given, is
     what must have happened by the time Slack has the ack (``work`` does it again, as a no-op,
     and does it alone when the store went away meanwhile).
     """

@@ -26,11 +26,15 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from suggestbot.flows import interactions
+from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
+
+from suggestbot.flows import interactions, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import current_team, team_scope
 from suggestbot.slackapp.listeners.ack import in_background
 from suggestbot.store import VaultError
+from suggestbot.ui.blocks.results import Message
+from suggestbot.ui.messages import t
 from suggestbot.ui.payloads import delivery_person, pressed_action_id
 from suggestbot.ui.replies import composer_message, thread_reply
 
@@ -61,6 +65,23 @@ def on_action(action: str | re.Pattern[str], work: Callable[[Deps, dict[str, Any
     if isinstance(action, re.Pattern) and (action, name) not in _ACTION_PATTERNS:
         _ACTION_PATTERNS.append((action, name))
     _WORK[f"action:{name}"] = lambda deps, body, _bot: work(deps, body)
+
+
+def on_modal_button(action: str | re.Pattern[str]) -> None:
+    """Record presses of the button ``action``, whose work opens a modal, like any other
+    press: replayed after a crash, its trigger has expired and no modal can open, so the
+    person is told in words to press again instead of seeing nothing."""
+    on_action(action, press_again)
+
+
+def press_again(deps: Deps, body: dict[str, Any]) -> None:
+    """The replay of a press that was to open a modal: ask the person to press again."""
+    user_id, channel = delivery_person(body)
+    text = t("modal.press_again", deps.lang_of(user_id))
+    message = Message(
+        text=text, blocks=[SectionBlock(text=MarkdownTextObject(text=text)).to_dict()]
+    )
+    slackio.notify(deps, user_id=user_id, channel_id=channel or user_id, message=message)
 
 
 def on_event(event_type: str, work: Callable[[Deps, dict[str, Any]], None]) -> None:

@@ -19,6 +19,9 @@ from suggestbot.ui.payloads import action_value, button_place
 
 
 def register(app: App, deps: Deps) -> None:
+    # These open a modal: recorded too; a replay (its trigger expired) asks to press again.
+    interactions.on_modal_button(ids.ACTION_EDIT_RESEND)
+    interactions.on_modal_button(ids.ACTION_CHANGE_DEFAULTS)
     on_button(app, deps=deps, action=ids.ACTION_RETRY, work=_retry)
     on_button(app, deps=deps, action=ids.ACTION_EDIT_RESEND, work=_edit_resend)
     on_button(app, deps=deps, action=ids.ACTION_CHANGE_DEFAULTS, work=_change_choices)
@@ -101,7 +104,7 @@ def _check_again(deps: Deps, body: dict[str, Any]) -> None:
     deps.records.requests.update(
         req.id,
         lambda r: r.model_copy(
-            update={"state": "submitted", "failure": None, "sent_at": deps.clock()}
+            update={"state": "submitted", "failure": None, "sent_at": deps.shared_now()}
         ),
     )
     deps.timers.watch_run(req.id, delay_s=0)

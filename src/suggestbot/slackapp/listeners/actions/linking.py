@@ -20,6 +20,8 @@ from suggestbot.ui.payloads import acting_user, action_value, button_place
 
 
 def register(app: App, deps: Deps) -> None:
+    # These open a modal: recorded too; a replay (its trigger expired) asks to press again.
+    interactions.on_modal_button(ids.ACTION_CONNECT)
     on_button(app, deps=deps, action=ids.ACTION_CONNECT, work=_connect)
     on_button(app, deps=deps, action=ids.ACTION_RESEND, work=_resend_held)
     # After a crash only a kept reply is resent: a kept brief goes through the brief modal,

@@ -8,12 +8,16 @@ from slack_bolt import App
 
 from suggestbot.flows import histories, lists
 from suggestbot.flows.deps import Deps
+from suggestbot.slackapp.listeners import interactions
 from suggestbot.slackapp.listeners.ack import on_button
 from suggestbot.ui.blocks import ids
 from suggestbot.ui.payloads import acting_user, action_value, button_place
 
 
 def register(app: App, deps: Deps) -> None:
+    # These open a modal: recorded too; a replay (its trigger expired) asks to press again.
+    interactions.on_modal_button(ids.ACTION_THREAD_HISTORY)
+    interactions.on_modal_button(ids.ACTION_RUN_HISTORY)
     on_button(app, deps=deps, action=ids.ACTION_LIST_MORE, work=_more)
     on_button(app, deps=deps, action=ids.ACTION_THREAD_HISTORY, work=_thread_history)
     on_button(app, deps=deps, action=ids.ACTION_RUN_HISTORY, work=_run_history)

@@ -28,6 +28,10 @@ CHOOSE = re.compile(rf"^{re.escape(ids.ACTION_CHOOSE_VARIANT)}\.\d+$")
 
 
 def register(app: App, deps: Deps) -> None:
+    # These open a modal: recorded too; a replay (its trigger expired) asks to press again.
+    interactions.on_modal_button(ids.ACTION_REFINE_OPEN)
+    interactions.on_modal_button(ids.ACTION_RENAME_OPEN)
+    interactions.on_modal_button(ids.ACTION_SHOW_INSTRUCTION)
     on_button(app, deps=deps, action=ids.ACTION_REFINE_OPEN, work=_open_refine)
     on_button(app, deps=deps, action=CHOOSE, work=_choose)
     on_button(app, deps=deps, action=ids.ACTION_RENAME_OPEN, work=_open_rename)
