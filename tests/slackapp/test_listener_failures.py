@@ -41,7 +41,7 @@ def test_a_listener_that_raises_before_handing_over_leaves_its_hold_to_run_out(
     [(key, _)] = deliveries.unfinished()  # still recorded: the work was never done
     assert deliveries.held() == set()  # but no longer renewed by this process
     assert deliveries.renew_held() == []
-    assert "a listener failed (RuntimeError)" in caplog.text
+    assert "a listener failed after its ack (RuntimeError)" in caplog.text
 
     # Once its hold has run out it is claimed, like a dead replica's, and carried out.
     claims = ws.store.claim_due(

@@ -11,6 +11,7 @@ from slack_sdk import WebClient
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import ContextExecutor
 from suggestbot.slackapp.listeners import register_all, register_one_workspace
+from suggestbot.slackapp.listeners.middleware.once import let_go_unhanded
 
 if TYPE_CHECKING:
     from suggestbot.slackapp.tenancy import Tenancy
@@ -52,7 +53,13 @@ def build_app(
         ),
         **(tenancy.app_options() if tenancy is not None else {}),
     )
-    app.error(keep_the_ack)
+
+    @app.error
+    def listener_failed(error: Exception, request: BoltRequest) -> BoltResponse | None:
+        # Bolt keeps one error handler: the held interaction is let go, then the ack is kept.
+        let_go_unhanded(deps)
+        return keep_the_ack(error, request)
+
     if tenancy is not None:
         tenancy.register(app, deps)
     else:

@@ -55,18 +55,17 @@ def register(app: App, deps: Deps) -> None:
         next()
         return None
 
-    @app.error
-    def listener_failed(error: Exception) -> None:
-        """Log a listener's failure (as Bolt would) and, when it failed before handing the
-        work of a recorded interaction over, stop renewing that interaction's hold: nobody
-        would ever end it. It runs out and is carried out again like a dead replica's, up to
-        the attempts' limit (see ``listeners.interactions``)."""
-        log.error("a listener failed (%s)", type(error).__name__, exc_info=error)
-        key = current_interaction.current()
-        if key is None or current_interaction.handed_over() or deps.deliveries is None:
-            return
-        deps.deliveries.let_go(key)
-        log.warning(
-            "a recorded %s was not handed over; it is carried out again once its hold runs out",
-            key.split(":", 1)[0],
-        )
+
+def let_go_unhanded(deps: Deps) -> None:
+    """After a listener failed: when it failed before handing the work of a recorded
+    interaction over, stop renewing that interaction's hold, since nobody would ever end it. It
+    runs out and is carried out again like a dead replica's, up to the attempts' limit (see
+    ``listeners.interactions``). Called by the app's one error handler."""
+    key = current_interaction.current()
+    if key is None or current_interaction.handed_over() or deps.deliveries is None:
+        return
+    deps.deliveries.let_go(key)
+    log.warning(
+        "a recorded %s was not handed over; it is carried out again once its hold runs out",
+        key.split(":", 1)[0],
+    )
