@@ -31,7 +31,7 @@ from slack_sdk.models.blocks import MarkdownTextObject, SectionBlock
 from suggestbot.flows import interactions, slackio
 from suggestbot.flows.deps import Deps
 from suggestbot.installations.scope import current_team, team_scope
-from suggestbot.slackapp.listeners.ack import in_background
+from suggestbot.slackapp.listeners.ack import in_background, opens_modal
 from suggestbot.store import VaultError
 from suggestbot.ui.blocks.results import Message
 from suggestbot.ui.messages import t
@@ -71,6 +71,7 @@ def on_modal_button(action: str | re.Pattern[str]) -> None:
     """Record presses of the button ``action``, whose work opens a modal, like any other
     press: replayed after a crash, its trigger has expired and no modal can open, so the
     person is told in words to press again instead of seeing nothing."""
+    opens_modal(action)
     on_action(action, press_again)
 
 
