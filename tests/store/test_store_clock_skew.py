@@ -119,3 +119,20 @@ def test_release_and_held_inserts_move_onto_the_database_clock(
 def test_the_shared_time_is_the_database_clock(replicas: dict[str, PostgresStore]) -> None:
     for store in replicas.values():
         assert store.shared_now() == pytest.approx(time.time(), abs=1.0)
+
+
+def test_a_renewal_sent_late_holds_for_a_whole_lease_from_when_it_was_written(
+    replicas: dict[str, PostgresStore],
+) -> None:
+    """Under load a replica reads its clock, then waits (for the CPU, a connection) before its
+    renewal reaches the database: the lease still runs a whole period from the write, so a
+    claimer on time does not take it from its live holder in between."""
+    on_time = replicas["on_time"]
+    on_time.schedule("polls", "busy", due_at=time.time())
+    assert _claim(on_time, "A", 0.0) == ["busy"]
+    read_at = time.time()
+    time.sleep(1.5)  # the renewal's tick read the clock, then waited
+    assert on_time.renew("polls", ["busy"], owner="A", now=read_at, lease_s=LEASE_S)
+    time.sleep(LEASE_S - 0.8)  # 1.2 s after the renewal, 2.7 s after the tick's reading
+    assert _claim(on_time, "B", 0.0) == []
+    assert on_time.holders("polls", now=time.time()) == 1

@@ -9,21 +9,32 @@ from __future__ import annotations
 
 from sqlalchemy import text
 
-# Every lease time is the database's. Replicas' clocks disagree (a host 30 s ahead, an NTP
-# step), so no statement compares a time one replica wrote with another replica's clock: each
-# moves the times its caller passes (``now``, due times, lease ends, all on the caller's clock)
-# onto PostgreSQL's clock by the difference between the two at that moment — the database's
-# ``now()`` minus the caller's clock read at the call (``:local_now``) — and every row holds,
-# and every comparison is made in, the database's time; a due time handed back is moved back.
-# The difference is taken to the whole second: clocks within half a second of the database's
-# count as agreeing (a lease lasts ten), so the round trip's jitter never moves a time and two
-# calls at one instant of the caller's clock always mean one instant of the database's.
+# Every lease time is the database's, and no statement takes a time from a replica's clock.
+# Replicas' clocks disagree (a host 30 s ahead, an NTP step), and a difference between a
+# replica's clock and the database's measured inside a statement carries the statement's wait
+# (for a connection, the CPU, a lock) into every time it moves: under load leases came out
+# a second or two short, and were taken from live holders. So every comparison is made with
+# the database's ``now()`` (the transaction's start: a claim that waited sees leases as
+# ending no earlier than they did), and every time written is the database's clock at the
+# write (``clock_timestamp()``, read once per statement: ``CLOCK``) plus a duration the
+# caller means — a lease's length, how far ahead a claim looks, how long until a unit is due.
+# A duration is the same on every clock; a wait before the write only makes it end later.
+# A due time handed back is how long until it is due (``_DUE_IN``), which the store adds to
+# its own clock after the statement (so it, too, errs late).
+#
+# ``:at`` is NULL in service. A store made to take the caller's times as given (as the
+# single-process stores do: the Store contract's tests drive a timeline of their own, at 0 s,
+# 25 s, ...) passes its caller's time there instead, and the same statements reckon with it.
 DB_NOW = "CAST(extract(epoch FROM now()) AS double precision)"
-_TO_DB = f"round({DB_NOW} - CAST(:local_now AS double precision))"
-_NOW = f"(CAST(:now AS double precision) + {_TO_DB})"
-_DUE_BY = f"(CAST(:due_by AS double precision) + {_TO_DB})"
-_UNTIL = f"(CAST(:until AS double precision) + {_TO_DB})"
-_DUE_BACK = f"w.due_at - {_TO_DB}"  # a due time, back on the caller's clock
+_AT = "CAST(:at AS double precision)"
+CLOCK = (
+    f"(SELECT COALESCE({_AT}, CAST(extract(epoch FROM clock_timestamp()) AS double precision)) "
+    "AS at) AS clk"
+)
+_NOW = f"COALESCE({_AT}, {DB_NOW})"
+_DUE_BY = f"({_NOW} + CAST(:ahead AS double precision))"
+_UNTIL = "(clk.at + CAST(:lease AS double precision))"
+_DUE_IN = f"w.due_at - {_NOW}"
 
 CLAIM_DUE = text(
     f"""
@@ -39,9 +50,9 @@ CLAIM_DUE = text(
         LIMIT (SELECT ceil(count(*) / CAST(:share AS double precision)) FROM claimable)
     )
     UPDATE work_leases AS w SET owner = :owner, lease_until = {_UNTIL}, ready_at = {_UNTIL}
-    FROM picked
+    FROM picked, {CLOCK}
     WHERE w.queue = :queue AND w.key = picked.key
-    RETURNING w.key, {_DUE_BACK}, picked.was IS NOT NULL AND picked.was <> :owner
+    RETURNING w.key, {_DUE_IN}, picked.was IS NOT NULL AND picked.was <> :owner
     """
 )
 CLAIM_KEYS = text(
@@ -53,6 +64,7 @@ CLAIM_KEYS = text(
         FOR UPDATE SKIP LOCKED
     )
     UPDATE work_leases SET owner = :owner, lease_until = {_UNTIL}, ready_at = {_UNTIL}
+    FROM {CLOCK}
     WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
     RETURNING key
     """
@@ -68,18 +80,21 @@ LOCKED_IN_ORDER = (
 )
 RENEW = text(
     f"WITH {LOCKED_IN_ORDER} "
-    f"UPDATE work_leases AS w SET lease_until = {_UNTIL}, ready_at = {_UNTIL} FROM locked "
+    f"UPDATE work_leases AS w SET lease_until = {_UNTIL}, ready_at = {_UNTIL} "
+    f"FROM locked, {CLOCK} "
     "WHERE w.queue = :queue AND w.key = locked.key AND w.owner = :owner RETURNING w.key"
 )
-_DUE = f"CAST(:due AS double precision) + {_TO_DB}"
+_DUE = "clk.at + CAST(:due_in AS double precision)"
 RELEASE = text(
     f"UPDATE work_leases SET due_at = {_DUE}, ready_at = {_DUE}, owner = NULL, "
-    "lease_until = NULL WHERE queue = :queue AND key = :key AND owner = :owner"
+    f"lease_until = NULL FROM {CLOCK} WHERE queue = :queue AND key = :key AND owner = :owner"
 )
 # Many units in one statement each (a start's recovery, a sweep's page): the keys and their
-# due times travel as two arrays, unnested into rows.
-_UNNEST_DUE = "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[])) AS u(key, due)"
-_U_DUE = f"u.due + {_TO_DB}"
+# times until they are due travel as two arrays, unnested into rows.
+_UNNEST_DUE = (
+    f"unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[])) AS u(key, due), {CLOCK}"
+)
+_U_DUE = "clk.at + u.due"
 SCHEDULE_MANY_IF_ABSENT = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at) "
     f"SELECT :queue, u.key, {_U_DUE}, {_U_DUE} FROM {_UNNEST_DUE} ORDER BY u.key "
@@ -100,7 +115,7 @@ RELEASE_MANY = text(
 )
 _UNNEST_GROUPED = (
     "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[]), CAST(:groups AS text[])) "
-    "AS u(key, due, grp)"
+    f"AS u(key, due, grp), {CLOCK}"
 )
 SCHEDULE_GROUPED_IF_ABSENT = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
@@ -153,9 +168,9 @@ CLAIM_GROUPS = text(
         FOR UPDATE SKIP LOCKED
     )
     UPDATE work_leases AS w SET owner = :owner, lease_until = {_UNTIL}, ready_at = {_UNTIL}
-    FROM claimable AS c
+    FROM claimable AS c, {CLOCK}
     WHERE w.queue = :queue AND w.key = c.key
-    RETURNING w.key, {_DUE_BACK}, c.was IS NOT NULL AND c.was <> :owner, w.grp
+    RETURNING w.key, {_DUE_IN}, c.was IS NOT NULL AND c.was <> :owner, w.grp
     """
 )
 # Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
@@ -169,4 +184,4 @@ HOLDERS = text(
 RELEASE_DONE = text(
     "DELETE FROM work_leases WHERE queue = :queue AND key = :key AND owner = :owner"
 )
-DB_CLOCK = text(f"SELECT {DB_NOW}")
+DB_CLOCK = text("SELECT CAST(extract(epoch FROM clock_timestamp()) AS double precision)")

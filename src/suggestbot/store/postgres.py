@@ -117,6 +117,7 @@ CONNECT_TIMEOUT_S = 5
 PING_AFTER_IDLE_S = 1.0
 # How often ``shared_now`` measures the database's clock against this process's.
 CLOCK_CHECK_EVERY_S = 10.0
+CLOCK_SAMPLES = 3
 _RETURNED_AT = "suggestbot_returned_at"
 _SCHEMES = ("postgresql", "postgres")
 
@@ -297,6 +298,9 @@ class PostgresStore(Store):
             ``suggestbot.store.pg_lease_sql``); the leases themselves run on the database's clock.
         check_schema: refuse (:class:`~suggestbot.store.pg_migrations.SchemaNotCurrent`) a
             database whose schema is not this version's; only ``db upgrade`` opens without.
+        caller_times: reckon leases with the times callers pass, as given, instead of the
+            database's clock — what the single-process stores do — for tests that drive a
+            timeline of their own; never for replicas (see ``pg_lease_sql``).
 
     Raises:
         StoreUnavailable: the database cannot be reached.
@@ -311,6 +315,7 @@ class PostgresStore(Store):
         *,
         check_schema: bool = True,
         clock: Callable[[], float] = time.time,
+        caller_times: bool = False,
     ) -> None:
         self._engine: Engine = create_engine(
             database_url(url),
@@ -324,6 +329,7 @@ class PostgresStore(Store):
         )
         self._closed = False
         self._clock = clock
+        self._caller_times = caller_times
         self._offset_lock = threading.Lock()
         self._offset = 0.0  # the database's clock minus this process's, last measured
         self._offset_checked_at: float | None = None
@@ -614,15 +620,9 @@ class PostgresStore(Store):
         target = self._check(table, (key,))
         self._check_queue(queue, (key,))
         encoded = self._encoded({key: value})
-        # Held until ``now + lease_s``, on the database's clock (see ``pg_lease_sql``).
-        params = (
-            lock_ids(table, [key]),
-            *target.rows_params(encoded),
-            queue,
-            now + lease_s,
-            self._clock(),
-            owner,
-        )
+        # Held for ``lease_s`` from the database's clock at the write (see ``pg_lease_sql``).
+        at = now if self._caller_times else None
+        params = (lock_ids(table, [key]), *target.rows_params(encoded), queue, at, lease_s, owner)
         return bool(self._single(target.locked_insert_absent_held, params))
 
     @staticmethod
@@ -702,9 +702,10 @@ class PostgresStore(Store):
         in_order = sorted(keys)
         for start in range(0, len(in_order), BULK_KEYS):
             batch = in_order[start : start + BULK_KEYS]
-            params = {"queue": queue, "keys": batch, "dues": [due[k] for k in batch], **extra}
+            params: dict[str, Any] = {"queue": queue, "keys": batch, **extra, **self._at(0.0)}
             with self._transaction() as connection:
-                written.update(self._run_timed(connection, statement, params).scalars())
+                params["dues"] = self._due_in([due[k] for k in batch])
+                written.update(connection.execute(statement, params).scalars())
         return [key for key in keys if key in written]
 
     def unschedule(self, queue: str, key: str) -> bool:
@@ -731,15 +732,16 @@ class PostgresStore(Store):
         params = {
             "queue": queue,
             "owner": owner,
-            "now": now,
-            "due_by": due_by,
-            "until": now + lease_s,
+            "ahead": due_by - now,
+            "lease": lease_s,
             "limit": limit,
             "share": max(share, 1),
+            **self._at(now),
         }
         with self._transaction() as connection:
-            rows = self._run_timed(connection, CLAIM_DUE, params).all()
-        claims = (Claim(key, due_at, bool(over)) for key, due_at, over in rows)
+            rows = connection.execute(CLAIM_DUE, params).all()
+        local = now if self._caller_times else self._clock()
+        claims = (Claim(key, local + due_in, bool(over)) for key, due_in, over in rows)
         return sorted(claims, key=lambda c: c.due_at)
 
     def claim_keys(
@@ -752,11 +754,11 @@ class PostgresStore(Store):
             "queue": queue,
             "keys": list(keys),
             "owner": owner,
-            "now": now,
-            "until": now + lease_s,
+            "lease": lease_s,
+            **self._at(now),
         }
         with self._transaction() as connection:
-            claimed = set(self._run_timed(connection, CLAIM_KEYS, params).scalars())
+            claimed = set(connection.execute(CLAIM_KEYS, params).scalars())
         return [key for key in dict.fromkeys(keys) if key in claimed]
 
     def renew(
@@ -775,20 +777,22 @@ class PostgresStore(Store):
                 "queue": queue,
                 "keys": in_order[start : start + BULK_KEYS],
                 "owner": owner,
-                "until": now + lease_s,
+                "lease": lease_s,
+                **self._at(now),
             }
             with self._transaction() as connection:
-                held.update(self._run_timed(connection, RENEW, params).scalars())
+                held.update(connection.execute(RENEW, params).scalars())
         return [key for key in dict.fromkeys(keys) if key in held]
 
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         self._check_queue(queue, (key,))
-        params: dict[str, Any] = {"queue": queue, "key": key, "owner": owner}
+        params: dict[str, Any] = {"queue": queue, "key": key, "owner": owner, **self._at(0.0)}
         with self._transaction() as connection:
             if due_at is None:
                 result = connection.execute(RELEASE_DONE, params)
             else:
-                result = self._run_timed(connection, RELEASE, {**params, "due": due_at})
+                params["due_in"] = self._due_in([due_at])[0]
+                result = connection.execute(RELEASE, params)
             return bool(result.rowcount)
 
     def schedule_grouped(
@@ -808,14 +812,15 @@ class PostgresStore(Store):
         in_order = sorted(keys)  # batches in key order, as in ``_write_many``
         for start in range(0, len(in_order), BULK_KEYS):
             batch = in_order[start : start + BULK_KEYS]
-            params = {
+            params: dict[str, Any] = {
                 "queue": queue,
                 "keys": batch,
-                "dues": [due[k] for k in batch],
                 "groups": [groups.get(k, "") for k in batch],
+                **self._at(0.0),
             }
             with self._transaction() as connection:
-                written.update(self._run_timed(connection, statement, params).scalars())
+                params["dues"] = self._due_in([due[k] for k in batch])
+                written.update(connection.execute(statement, params).scalars())
         return [key for key in keys if key in written]
 
     def claim_due_grouped(
@@ -835,15 +840,13 @@ class PostgresStore(Store):
         params: dict[str, Any] = {
             "queue": queue,
             "owner": owner,
-            "now": now,
-            "due_by": due_by,
-            "until": now + lease_s,
+            "ahead": due_by - now,
+            "lease": lease_s,
             "limit": limit,
+            **self._at(now),
         }
         with self._transaction() as connection:
-            # One reading of this process's clock for the whole transaction, whose ``now()``
-            # is one too: every step reckons with the same database time.
-            params["local_now"] = self._clock()
+            # Every step reckons with the same database time: the transaction's ``now()``.
             due = list(connection.execute(GROUPS_DUE, params).scalars())
             if not due:
                 return []
@@ -859,25 +862,34 @@ class PostgresStore(Store):
             if not params["groups"]:
                 return []
             rows = connection.execute(CLAIM_GROUPS, params).all()
-        claims = (Claim(key, due_at, bool(over), grp) for key, due_at, over, grp in rows)
+        local = now if self._caller_times else self._clock()
+        claims = (Claim(key, local + due_in, bool(over), grp) for key, due_in, over, grp in rows)
         return sorted(claims, key=lambda c: c.due_at)
 
     def holders(self, queue: str, *, now: float) -> int:
         self._check_queue(queue)
         with self._transaction() as connection:
-            params = {"queue": queue, "now": now}
-            return int(self._run_timed(connection, HOLDERS, params).scalar_one())
+            params = {"queue": queue, **self._at(now)}
+            return int(connection.execute(HOLDERS, params).scalar_one())
 
-    def _run_timed(self, connection: Connection, statement: Any, params: dict[str, Any]) -> Any:
-        """Run a lease statement with this process's clock read just before it is sent (after
-        any wait for a connection): the ``:local_now`` its times are moved by."""
-        return connection.execute(statement, {**params, "local_now": self._clock()})
+    def _at(self, now: float) -> dict[str, float | None]:
+        """The ``:at`` of a lease statement: none in service (the database's clock), the
+        caller's time when this store takes the caller's times (see ``pg_lease_sql``)."""
+        return {"at": now if self._caller_times else None}
+
+    def _due_in(self, due: Sequence[float]) -> list[float]:
+        """How long until each due time (on this process's clock) from now on it: the only
+        way a time the caller passes reaches the database (see ``pg_lease_sql``). Read once
+        a connection is held, so a wait for one does not make units due early. (Taking the
+        caller's times: the due times themselves, from ``:at`` 0.)"""
+        local = 0.0 if self._caller_times else self._clock()
+        return [at - local for at in due]
 
     def shared_now(self) -> float:
         """The database's clock, read as this process's clock plus the difference between the
-        two, measured every ``CLOCK_CHECK_EVERY_S`` (a round trip then, none in between), so
-        that it costs what the process clock costs. While the database cannot be reached the
-        last difference measured serves (none yet: the process's own clock)."""
+        two, measured every ``CLOCK_CHECK_EVERY_S`` (a few round trips then, none in between),
+        so that it costs what the process clock costs. While the database cannot be reached
+        the last difference measured serves (none yet: the process's own clock)."""
         local = self._clock()
         with self._offset_lock:
             offset, checked_at = self._offset, self._offset_checked_at
@@ -886,14 +898,20 @@ class PostgresStore(Store):
         return local + offset
 
     def _measure_offset(self, last: float) -> float:
+        """The database's clock minus this process's, as NTP takes it: the database's clock
+        read between two of ours, on ``CLOCK_SAMPLES`` round trips, trusting the quickest
+        (a round trip slowed by load, on either side, is off by up to half its length)."""
+        samples: list[tuple[float, float]] = []  # (round trip, offset)
         try:
-            before = self._clock()
             with self._transaction() as connection:
-                database = float(connection.execute(DB_CLOCK).scalar_one())
-            after = self._clock()
+                for _ in range(CLOCK_SAMPLES):
+                    before = self._clock()
+                    database = float(connection.execute(DB_CLOCK).scalar_one())
+                    after = self._clock()
+                    samples.append((after - before, database - (before + after) / 2))
         except StoreError:
             return last
-        offset = database - (before + after) / 2
+        _, offset = min(samples)
         with self._offset_lock:
             self._offset, self._offset_checked_at = offset, time.monotonic()
         return offset
