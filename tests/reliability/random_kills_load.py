@@ -79,6 +79,20 @@ REPLY_TAG = re.compile(r"RP-\d{3}")
 
 
 @dataclass(frozen=True)
+class Load:
+    """How much the load sends: briefs, replies, digest waves (one a minute), and the fewest
+    kills it must have seen."""
+
+    briefs: int = BRIEFS
+    replies: int = REPLIES
+    waves: int = WAVES
+    min_kills: int = MIN_KILLS
+
+
+FULL = Load()
+
+
+@dataclass(frozen=True)
 class KillsRun:
     """What a run of the load did: its kills (each with the process it ended) and how long."""
 
@@ -86,7 +100,7 @@ class KillsRun:
     seconds: float
 
 
-def run_random_kills(cluster: ClusterStage) -> KillsRun:
+def run_random_kills(cluster: ClusterStage, load: Load = FULL) -> KillsRun:
     """Drive the load through ``cluster`` while replicas are killed at random, then check
     that nothing was lost or doubled (an AssertionError names every finding and the seed).
     Returns the kills and timings, for checks of a caller's own."""
@@ -94,7 +108,7 @@ def run_random_kills(cluster: ClusterStage) -> KillsRun:
     rng = random.Random(SEED)
     began = time.monotonic()
     _ready_with_choices(cluster, ALICE, BRUNO)
-    digests = _subscribe(cluster)
+    digests = _subscribe(cluster, waves=load.waves)
     waves = sorted({d.time for d in digests})
     _say(f"set up after {time.monotonic() - began:.0f} s; waves at {waves} UTC")
     last_wave = max(_fire_at(d) for d in digests)
@@ -103,11 +117,15 @@ def run_random_kills(cluster: ClusterStage) -> KillsRun:
     try:
         briefs = _Briefs(
             [
-                _Briefs.Sender(cluster, user, rng=random.Random(rng.random()))
+                _Briefs.Sender(
+                    cluster, user, rng=random.Random(rng.random()), count=load.briefs // 2
+                )
                 for user in (ALICE, BRUNO)
             ]
         )
-        replies = _Replies(cluster, briefs, rng=random.Random(rng.random())).start()
+        replies = _Replies(
+            cluster, briefs, rng=random.Random(rng.random()), count=load.replies
+        ).start()
         try:
             briefs.join()
             replies.join()
@@ -117,7 +135,7 @@ def run_random_kills(cluster: ClusterStage) -> KillsRun:
         finally:
             briefs.stop()
             replies.stop()
-            kills.stop(at_least=MIN_KILLS)
+            kills.stop(at_least=load.min_kills)
         assert kills.errors == [], f"seed {SEED}: {kills.errors}"
         assert all(r.process is not None for r in cluster.replicas)
         balancer = cluster.balancer
@@ -135,9 +153,9 @@ def run_random_kills(cluster: ClusterStage) -> KillsRun:
             f"{[(d.event_id, d.attempts) for d in retried]}, "
             f"{len(unacknowledged)} never acknowledged"
         )
-        assert len(kills.kills) >= MIN_KILLS
+        assert len(kills.kills) >= load.min_kills
         assert briefs.errors == replies.errors == [], f"seed {SEED}"
-        assert len(briefs.answers) == BRIEFS and len(replies.sent) == REPLIES
+        assert len(briefs.answers) == load.briefs and len(replies.sent) == load.replies
 
         _say(f"load and waves done after {time.monotonic() - began:.0f} s")
         findings = _Findings(settle_s=SETTLE_S)
@@ -204,7 +222,7 @@ def _ready_with_choices(stage: ClusterStage, *users: str) -> None:
     )
 
 
-def _subscribe(stage: ClusterStage) -> list[Digest]:
+def _subscribe(stage: ClusterStage, *, waves: int) -> list[Digest]:
     """:data:`CHANNELS_PER_WAVE` new channels per wave, each with a digest due at that wave's
     wall-clock minute (UTC), written to the database as the digest modal would."""
     now = datetime.now(UTC)
@@ -215,7 +233,7 @@ def _subscribe(stage: ClusterStage) -> list[Digest]:
     segment_name, segment_id = next(iter(demo.segments.items()))
     use_case_name, use_case_id = next(iter(demo.use_cases.items()))
     made: list[Digest] = []
-    for wave in range(WAVES):
+    for wave in range(waves):
         fire = first + timedelta(minutes=wave)
         for number in range(CHANNELS_PER_WAVE):
             channel = stage.emu.add_channel(f"wave{wave}-{number}", members=[ALICE, BRUNO])
@@ -258,11 +276,10 @@ def _fire_at(digest: Digest) -> datetime:
 class _Sender:
     """A thread that sends ``count`` things, one after another, at a random pace."""
 
-    count = 0
     every_s = (0.0, 0.0)
 
-    def __init__(self, stage: ClusterStage, *, rng: random.Random) -> None:
-        self.stage, self.rng = stage, rng
+    def __init__(self, stage: ClusterStage, *, rng: random.Random, count: int) -> None:
+        self.stage, self.rng, self.count = stage, rng, count
         self.errors: list[str] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=type(self).__name__)
@@ -297,11 +314,12 @@ class _Briefs:
     ones, each in a thread of their own; every answer kept by tag."""
 
     class Sender(_Sender):
-        count = BRIEFS // 2
         every_s = BRIEF_EVERY_S
 
-        def __init__(self, stage: ClusterStage, user: str, *, rng: random.Random) -> None:
-            super().__init__(stage, rng=rng)
+        def __init__(
+            self, stage: ClusterStage, user: str, *, rng: random.Random, count: int
+        ) -> None:
+            super().__init__(stage, rng=rng, count=count)
             self.user = user
             self.offset = (ALICE, BRUNO).index(user) + 1
             self.answers: dict[str, AppResponse] = {}
@@ -340,11 +358,12 @@ class _Replies(_Sender):
     """Replies ``RP-nnn …`` in the threads of acknowledged briefs whose results are posted,
     by each brief's author, one brief each; Slack retries each until it is acknowledged."""
 
-    count = REPLIES
     every_s = REPLY_EVERY_S
 
-    def __init__(self, stage: ClusterStage, briefs: _Briefs, *, rng: random.Random) -> None:
-        super().__init__(stage, rng=rng)
+    def __init__(
+        self, stage: ClusterStage, briefs: _Briefs, *, rng: random.Random, count: int
+    ) -> None:
+        super().__init__(stage, rng=rng, count=count)
         self.briefs = briefs
         self.sent: dict[str, tuple[str, str]] = {}  # reply tag -> (brief tag, thread ts)
         self._replied: set[str] = set()
