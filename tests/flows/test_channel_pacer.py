@@ -59,3 +59,15 @@ def test_forget_drops_quiet_channels() -> None:
     clock.now += 120
     pacer.forget(older_than_s=60)
     assert pacer.wait("C1") == 0.0
+
+
+def test_a_long_running_pacer_forgets_channels_it_no_longer_posts_to() -> None:
+    clock = FakeClock()
+    pacer = ChannelPacer(spacing_s=1.0, clock=clock, sleep=clock.sleep)
+    for number in range(500):  # a day of digests into ever new channels
+        pacer.wait(f"C{number}")
+        pacer.posted(f"C{number}")
+    assert len(pacer) == 500
+    clock.now += 120.0
+    pacer.wait("C-new")  # nothing but the next post
+    assert len(pacer) == 1

@@ -18,6 +18,9 @@ from collections.abc import Callable
 # cover the two sides' timers; more would only add to every channel's queue (a channel's 20th
 # digest of a minute waits 19 spacings).
 POST_SPACING_S = 1.02
+# A channel whose next slot is this far in the past is forgotten (it waits for nothing), looked
+# for at most this often: a process that runs for weeks posts to ever more channels.
+FORGET_AFTER_S = 60.0
 
 
 class ChannelPacer:
@@ -39,11 +42,20 @@ class ChannelPacer:
         self._sleep = sleep
         self._lock = threading.Lock()
         self._next: dict[str, float] = {}
+        self._swept_at = clock()
+
+    def __len__(self) -> int:
+        """How many channels it remembers."""
+        with self._lock:
+            return len(self._next)
 
     def wait(self, channel: str) -> float:
         """Block until ``channel`` may take a post; returns the seconds waited."""
         with self._lock:
             now = self._clock()
+            if now - self._swept_at >= FORGET_AFTER_S:
+                self._forget_before(now - FORGET_AFTER_S)
+                self._swept_at = now
             slot = max(now, self._next.get(channel, now))
             # Reserve the slot now; ``posted`` moves it to one spacing after the real answer.
             self._next[channel] = slot + self._spacing
@@ -57,12 +69,14 @@ class ChannelPacer:
         with self._lock:
             self._next[channel] = max(self._next.get(channel, 0.0), self._clock() + self._spacing)
 
-    def forget(self, older_than_s: float = 60.0) -> None:
-        """Drop channels not posted to recently (keeps the map small in a long-running app)."""
+    def forget(self, older_than_s: float = FORGET_AFTER_S) -> None:
+        """Drop channels not posted to recently (``wait`` does it itself every minute)."""
         with self._lock:
-            limit = self._clock() - older_than_s
-            for channel in [c for c, at in self._next.items() if at < limit]:
-                del self._next[channel]
+            self._forget_before(self._clock() - older_than_s)
+
+    def _forget_before(self, limit: float) -> None:
+        for channel in [c for c, at in self._next.items() if at < limit]:
+            del self._next[channel]
 
 
 # One per process: every flow that posts into channels shares it.
