@@ -313,8 +313,9 @@ class Store(ABC):
     # processes split the work and none does a unit twice at once. Times are passed in on the
     # caller's clock. The single-process backends reckon with them as given, so tests need not
     # sleep; PostgreSQL, shared by replicas whose clocks may disagree, reckons every lease on
-    # its own clock and reads a passed time only as how far it is from the caller's ``now``
-    # (its clock at the call), handing due times back on the caller's clock.
+    # its own clock — a lease runs ``lease_s`` from when it is written there — and reads a
+    # passed due time only as how far it is from the caller's clock, handing due times back on
+    # the caller's clock (see ``pg_lease_sql``).
 
     @abstractmethod
     def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
