@@ -151,8 +151,12 @@ def test_tokens_survive_key_rotation_and_no_secret_is_left_anywhere(
         assert [s for s in secrets if s in content] == [], data_dir
     # Nor did any stage send Slack a traceback or an exception's name, whatever went wrong.
     assert evidence.leaks() == {}
+    posted_somewhere = False
     for log in evidence.log_files():
         text = log.read_text("utf-8", "replace")
-        assert "DEBUG" in text and "chat.postMessage" in text  # DEBUG really was on
+        assert "DEBUG" in text  # DEBUG really was on (a stage that only sends Slack an
+        # uninstall event posts nothing: Slack's calls are looked for across the stages)
+        posted_somewhere = posted_somewhere or "chat.postMessage" in text
         assert SECRET_SHAPES.findall(text) == [], log
         assert [s[:12] for s in secrets if s in text] == [], log
+    assert posted_somewhere  # the Web API calls were logged, at DEBUG, where secrets would be
