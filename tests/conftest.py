@@ -7,6 +7,7 @@ the end. A PostgreSQL that cannot be started fails those tests: it is never a sk
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +18,15 @@ from suggestbot.store.postgres import PostgresStore
 
 MIGRATED_TEMPLATE = "suggestbot_migrated"
 _names = itertools.count(1)
+_PASSWORD = re.compile(r"(://[^:/@]*:)[^@]*@")
+
+
+class DatabaseUrl(str):
+    """A database URL that shows itself without its password: pytest prints a failing test's
+    arguments (and fixture values) by their ``repr``, into logs that CI keeps."""
+
+    def __repr__(self) -> str:
+        return repr(_PASSWORD.sub(r"\1***@", str(self)))
 
 
 # In a parallel run (pytest-xdist hands whole files to its workers in collection order), the
@@ -91,7 +101,7 @@ def postgres() -> Iterator[PgCluster]:
 def postgres_url(postgres: PgCluster) -> Iterator[str]:
     """The URL of a fresh database at the newest schema, dropped after the test."""
     name = f"test_{next(_names)}"
-    yield postgres.create_database(name, template=MIGRATED_TEMPLATE)
+    yield DatabaseUrl(postgres.create_database(name, template=MIGRATED_TEMPLATE))
     postgres.drop_database(name)
 
 
@@ -99,5 +109,5 @@ def postgres_url(postgres: PgCluster) -> Iterator[str]:
 def empty_postgres_url(postgres: PgCluster) -> Iterator[str]:
     """The URL of a fresh database with no schema at all (``db upgrade`` never ran)."""
     name = f"empty_{next(_names)}"
-    yield postgres.create_database(name)
+    yield DatabaseUrl(postgres.create_database(name))
     postgres.drop_database(name)

@@ -16,6 +16,7 @@ def store(request: pytest.FixtureRequest) -> Iterator[Store]:
     if request.param == "memory":
         yield MemoryStore()
         return
-    pg = PostgresStore(request.getfixturevalue("postgres_url"))
+    # These tests drive a timeline of their own (``now=`` passed in): taken as given.
+    pg = PostgresStore(request.getfixturevalue("postgres_url"), caller_times=True)
     yield pg
     pg.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,25 +34,71 @@ from suggestbot.slackapp.http import EVENTS_PATH
 from suggestbot.slackemu import SlackDriver
 from suggestbot.slackemu.results import AppResponse
 
-START_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 60.0
 # Slack's Events API: an event not acknowledged with a 2xx within 3 s is sent again, up to
 # three times ("Retries" in Slack's Events API docs: nearly at once, after a minute, after five
 # minutes; shortened here, in the same order).
 EVENT_ACK_TIMEOUT_S = 3.0
 EVENT_RETRY_DELAYS_S = (0.2, 1.0, 3.0)
+FAKETIME_HINT = "install it with: apt-get install faketime"
+
+
+def libfaketime() -> str:
+    """The libfaketime library that the ``faketime`` command preloads."""
+    if shutil.which("faketime") is None:
+        raise RuntimeError(f"faketime is not installed: {FAKETIME_HINT}")
+    found = sorted(Path("/usr/lib").glob("*/faketime/libfaketime.so.1")) + sorted(
+        Path("/usr/lib/faketime").glob("libfaketime.so.1")
+    )
+    if not found:
+        raise RuntimeError(f"libfaketime.so.1 not found: {FAKETIME_HINT}")
+    return str(found[0])
+
+
+# The app under libfaketime with its monotonic clock left alone. libfaketime 0.9.10 (Debian
+# 12) then fails Python's ``time.sleep`` (``clock_nanosleep`` on the monotonic clock with an
+# absolute deadline) with EINVAL, while faking the monotonic clock too hangs every lock and
+# event wait with a timeout (``sem_clockwait`` is not faked): so ``time.sleep`` waits on an
+# event instead, whose timeout is a relative wait the library leaves alone. ``clock`` prints
+# ``time.time()`` (to check the offset); anything else is ``suggestbot``'s command line.
+UNDER_FAKETIME = """
+import sys, threading, time
+if sys.argv[1:] == ["clock"]:
+    print(time.time())
+    raise SystemExit(0)
+_never = threading.Event()
+time.sleep = lambda seconds: _never.wait(max(seconds, 0.0)) and None
+from suggestbot.cli import main
+raise SystemExit(main(sys.argv[1:]))
+"""
 
 
 class Replica:
-    """One ``suggestbot serve`` process; its output goes to ``log_path`` across restarts."""
+    """One ``suggestbot serve`` process; its output goes to ``log_path`` across restarts.
 
-    def __init__(self, *, name: str, env: dict[str, str], workdir: Path, log_path: Path) -> None:
+    ``clock_offset_s``: run it under ``faketime`` with its wall clock that far ahead (or
+    behind, when negative) of the host's; its monotonic clock is left alone, as a host whose
+    clock is off or stepped has it.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        env: dict[str, str],
+        workdir: Path,
+        log_path: Path,
+        clock_offset_s: float = 0.0,
+    ) -> None:
         self.name = name
+        self.clock_offset_s = clock_offset_s
         self.port = free_port()
         self.env = {**env, "PORT": str(self.port)}
         self.workdir = workdir
         self.log_path = log_path
         self.process: subprocess.Popen[bytes] | None = None
+        self.pids: list[int] = []  # every process started, in order
         self.starts = 0
         self.exit_codes: list[int] = []
 
@@ -59,21 +106,49 @@ class Replica:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def command(self, *args: str) -> tuple[list[str], dict[str, str]]:
+        """``python -m suggestbot args`` as this replica runs it (under ``faketime`` when its
+        clock is off), and its environment."""
+        if not self.clock_offset_s:
+            return [sys.executable, "-m", "suggestbot", *args], self.env
+        # libfaketime preloaded into the interpreter itself, as the ``faketime`` command does,
+        # but without that command's process in between: it forks, and a SIGKILL or SIGTERM
+        # sent to it would leave the app running.
+        env = {
+            **self.env,
+            "LD_PRELOAD": libfaketime(),
+            "FAKETIME": f"{self.clock_offset_s:+.0f}s",
+            "DONT_FAKE_MONOTONIC": "1",
+        }
+        return [sys.executable, "-c", UNDER_FAKETIME, *args], env
+
+    def clock_offset(self) -> float:
+        """How far this replica's ``time.time()`` is from this process's, measured with the
+        interpreter, wrapper and environment its processes get."""
+        if self.clock_offset_s:
+            argv, env = self.command("clock")
+        else:
+            argv, env = [sys.executable, "-c", "import time; print(time.time())"], self.env
+        shown = float(subprocess.run(argv, env=env, capture_output=True, check=True).stdout)
+        return shown - time.time()  # printed as it exits: read here a few milliseconds later
+
     def start(self) -> None:
         """Start it and wait until ``/readyz`` says it takes traffic."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:
             log.write(f"--- start {self.starts + 1}\n".encode())
             log.flush()
+            argv, env = self.command("serve", "--host", "127.0.0.1")
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "suggestbot", "serve", "--host", "127.0.0.1"],
-                env=self.env,
+                argv,
+                env=env,
                 cwd=self.workdir,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
             )
         self.starts += 1
+        self.pids.append(self.process.pid)
         deadline = time.monotonic() + START_TIMEOUT_S
         with httpx.Client(timeout=2.0) as client:
             while True:
@@ -104,11 +179,15 @@ class Replica:
         self.send_sigterm()
         return self.wait()
 
-    def kill(self) -> None:
+    def kill(self) -> int | None:
+        """SIGKILL it; the process id it had (None when it was not running)."""
+        pid = None
         if self.process is not None and self.process.poll() is None:
-            os.kill(self.process.pid, signal.SIGKILL)
+            pid = self.process.pid
+            os.kill(pid, signal.SIGKILL)
             self.process.wait(timeout=STOP_TIMEOUT_S)
         self.process = None
+        return pid
 
     def log_text(self) -> str:
         return self.log_path.read_text("utf-8", "replace") if self.log_path.exists() else ""
@@ -133,6 +212,8 @@ class ClusterStage(Stage):
         slack_gate: the replicas keep within Slack's rate limits (``SUGGESTBOT_SLACK_GATE``).
             Off for a test whose load is more than Slack lets through in its waits (briefs
             poured into one channel many times faster than one post a second): it says so.
+        clock_offsets_s: each replica's wall clock off the host's by this much (the first
+            replica the first offset; missing ones 0), under ``faketime``.
         options: the rest of :class:`Stage`'s options.
     """
 
@@ -146,6 +227,7 @@ class ClusterStage(Stage):
         event_retries: bool = False,
         log_level: str = "DEBUG",
         slack_gate: bool = True,
+        clock_offsets_s: tuple[float, ...] = (),
         **options: Any,
     ) -> None:
         super().__init__(data_dir=data_dir, database_url=database_url, **options)
@@ -157,6 +239,7 @@ class ClusterStage(Stage):
         self.event_retries = event_retries
         self.log_level = log_level
         self.slack_gate = slack_gate
+        self.clock_offsets_s = clock_offsets_s
         self.replicas: list[Replica] = []
         self.balancer: Balancer | None = None
 
@@ -196,6 +279,7 @@ class ClusterStage(Stage):
                         env={**env, "SUGGESTBOT_DATA_DIR": str(workdir / "data")},
                         workdir=workdir,
                         log_path=self.data_dir / f"replica-{number}.log",
+                        clock_offset_s=dict(enumerate(self.clock_offsets_s, 1)).get(number, 0.0),
                     )
                 )
         for replica in self.replicas:
@@ -304,10 +388,13 @@ class RetryingDriver(SlackDriver):
 
 @dataclass(frozen=True)
 class Kill:
-    """One SIGKILL: which replica, and when (seconds since the kills started)."""
+    """One SIGKILL: which replica, when (seconds since the kills started), the process it
+    ended and when on this host's wall clock (0 and 0.0 when it was not running)."""
 
     replica: str
     at_s: float
+    pid: int = 0
+    at: float = 0.0
 
 
 class RandomKills:
@@ -344,8 +431,9 @@ class RandomKills:
     def _run(self) -> None:
         while not self._stop.wait(self.rng.uniform(*self.every_s)):
             replica = self.rng.choice(self.stage.replicas)
-            replica.kill()
-            self.kills.append(Kill(replica.name, round(time.monotonic() - self._started, 1)))
+            pid = replica.kill()
+            at_s = round(time.monotonic() - self._started, 1)
+            self.kills.append(Kill(replica.name, at_s, pid or 0, time.time()))
             time.sleep(self.rng.uniform(*self.down_s))
             try:
                 replica.start()

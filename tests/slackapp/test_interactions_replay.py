@@ -200,3 +200,84 @@ def test_a_workflow_step_event_is_kept_sealed_and_carried_out_after_a_crash() ->
     assert interactions.replay_unfinished(deps, inputs) == 1
     [replayed] = seen
     assert replayed.event == body["event"] and replayed.team_id == "T1"
+
+
+def test_the_service_credentials_submission_is_kept_before_its_ack_and_saved_after_a_crash(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from suggestbot.flows.workspace import admin as workspace_admin
+    from suggestbot.slackapp.inputs.workspace import for_many_workspaces
+    from suggestbot.ui.blocks import ids
+
+    saved: list[dict[str, Any]] = []
+    monkeypatch.setattr(workspace_admin, "save", lambda deps, contents, **kw: saved.append(kw))
+    deps = deps_with(TokenVault([generate_key()]))
+    inputs = Inputs(for_many_workspaces(installations=object(), contents=object()))  # type: ignore[arg-type]
+
+    def text(value: str) -> dict[str, Any]:
+        return {"v": {"type": "plain_text_input", "value": value}}
+
+    body = {
+        "type": "view_submission",
+        "trigger_id": "4321.8765.fedcba",
+        "user": {"id": "U0ADMIN", "team_id": "T1"},
+        "team": {"id": "T1"},
+        "view": {
+            "callback_id": ids.VIEW_SERVICE_CREDENTIALS,
+            "state": {
+                "values": {
+                    ids.INPUT_SERVICE_URL: text("https://content.example.com"),
+                    ids.INPUT_SERVICE_CLIENT_ID: text("client-1"),
+                    ids.INPUT_SERVICE_CLIENT_SECRET: text("s3cret-client-secret"),
+                }
+            },
+        },
+    }
+    key = record(deps, body, inputs)  # kept with the delivery's claim, before the ack
+    assert deps.deliveries is not None
+    [(_, sealed)] = deps.deliveries.unfinished()
+    assert "s3cret-client-secret" not in sealed
+
+    assert interactions.replay_unfinished(deps, inputs) == 1
+    assert [
+        (s["team_id"], s["user_id"], s["values"][ids.INPUT_SERVICE_CLIENT_ID]) for s in saved
+    ] == [("T1", "U0ADMIN", "client-1")]
+    assert deps.deliveries.unfinished() == [] and key not in deps.deliveries.held()
+
+
+class _Ephemerals:
+    """A Slack client that keeps each ephemeral it is asked to post."""
+
+    def __init__(self) -> None:
+        self.posted: list[tuple[str, str]] = []
+
+    def chat_postEphemeral(self, *, channel: str, user: str, text: str, **_: Any) -> dict[str, Any]:
+        self.posted.append((user, text))
+        return {"ok": True}
+
+
+def test_a_note_told_before_a_crash_is_not_told_again_by_the_replay() -> None:
+    from suggestbot.flows.common import telling
+    from suggestbot.ui.blocks.results import Message
+
+    slack = _Ephemerals()
+    deps = deps_with(TokenVault([generate_key()]))
+    deps.slack = slack  # type: ignore[assignment]
+    attempts: list[int] = []
+
+    def work(deps: Deps, given: Submission) -> None:
+        note = Message(text="Your list is on its way.", blocks=[])
+        telling.tell(deps, user_id="U0ALICE", channel_id="C1", message=note)
+        if not attempts:
+            attempts.append(1)
+            raise Killed("after the note, before the rest")  # the process dies here
+        telling.tell(
+            deps, user_id="U0ALICE", channel_id="C1", message=Message(text="Done.", blocks=[])
+        )
+
+    inputs = view_input(work)
+    record(deps, submission("sbx_ut_token"), inputs)
+    with pytest.raises(Killed):
+        interactions.replay_unfinished(deps, inputs)  # the first attempt, cut short
+    assert interactions.replay_unfinished(deps, inputs) == 1  # carried out again
+    assert slack.posted == [("U0ALICE", "Your list is on its way."), ("U0ALICE", "Done.")]

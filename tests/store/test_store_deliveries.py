@@ -193,7 +193,7 @@ def shared(request: pytest.FixtureRequest) -> Iterator[Store]:
     store: Store = (
         MemoryStore()
         if request.param == "memory"
-        else PostgresStore(request.getfixturevalue("postgres_url"))
+        else PostgresStore(request.getfixturevalue("postgres_url"), caller_times=True)
     )
     yield store
     store.close()

@@ -30,7 +30,7 @@ from suggestbot.store import (
     pg_migrations,
 )
 from suggestbot.store.pg_connections import _driver_error, _means_lost, _translated
-from suggestbot.store.pg_leases import CLAIM_DUE, CLAIM_GROUPS, GROUPS_DUE, GROUPS_HELD
+from suggestbot.store.pg_lease_sql import CLAIM_DUE, CLAIM_GROUPS, GROUPS_DUE, GROUPS_HELD
 from suggestbot.store.pg_schema import metadata
 from suggestbot.store.postgres import PostgresStore
 
@@ -336,7 +336,7 @@ def _explain(connection: Any, statement: Any, params: dict[str, Any]) -> str:
 
 
 def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) -> None:
-    with PostgresStore(postgres_url) as store:
+    with PostgresStore(postgres_url, caller_times=True) as store:
         with store.engine.begin() as connection:
             connection.execute(
                 text(
@@ -348,9 +348,9 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
             params = {
                 "queue": "polls",
                 "owner": "A",
-                "now": 100.0,
-                "due_by": 101.0,
-                "until": 130.0,
+                "at": 100.0,  # the test's timeline (``caller_times``)
+                "ahead": 1.0,
+                "lease": 30.0,
                 "limit": 100,
                 "share": 2,
             }
@@ -364,7 +364,7 @@ def test_a_claim_reads_the_ready_index_not_the_whole_table(postgres_url: str) ->
 def test_a_grouped_claim_reads_indexes_not_the_whole_table(postgres_url: str) -> None:
     """20,000 units in 30 groups, 2,000 of them leased: finding the due groups, who holds
     which group and the claim itself each read an index, never every row."""
-    with PostgresStore(postgres_url) as store:
+    with PostgresStore(postgres_url, caller_times=True) as store:
         with store.engine.begin() as connection:
             connection.execute(
                 text(
@@ -379,9 +379,9 @@ def test_a_grouped_claim_reads_indexes_not_the_whole_table(postgres_url: str) ->
             params = {
                 "queue": "polls",
                 "owner": "A",
-                "now": 100.0,
-                "due_by": 101.0,
-                "until": 130.0,
+                "at": 100.0,  # the test's timeline (``caller_times``)
+                "ahead": 1.0,
+                "lease": 30.0,
                 "limit": 100,
                 "groups": ["T1", "T2"],
             }

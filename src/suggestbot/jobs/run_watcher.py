@@ -421,7 +421,8 @@ def _next_delay(
     rhythm; from when it was read when it was read late, so that a late read followed by an
     early one never puts two reads closer than the guidance allows (less the early tolerance).
     """
-    elapsed = deps.clock() - (req.sent_at or req.created_at)
+    # Its age on the clock it was sent by (the database's when replicas share one).
+    elapsed = deps.shared_now() - (req.sent_at or req.created_at)
     delay = next_poll_delay(elapsed / deps.poll_scale)
     if delay is None:
         requests.fail(deps, req.id, WATCH_EXPIRED)

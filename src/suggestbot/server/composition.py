@@ -209,6 +209,8 @@ class Runtime:
             background=self.background,
             deliveries=self.deliveries,
             outbound=self.outbound,
+            # One name for all of this replica's claims, as its leases carry (host, process).
+            owner=self.timers.owner,
         )
         if self.sandbox is not None:
             link = self.sandbox.user_token_for

@@ -13,6 +13,7 @@ from suggestbot.installations.scope import ContextExecutor
 from suggestbot.slackapp import inputs as declared
 from suggestbot.slackapp.edge import take
 from suggestbot.slackapp.edge.inputs import Inputs
+from suggestbot.slackapp.edge.take import let_go_unhanded
 
 if TYPE_CHECKING:
     from suggestbot.slackapp.tenancy import Tenancy
@@ -57,7 +58,13 @@ def build_app(
         ),
         **(tenancy.app_options() if tenancy is not None else {}),
     )
-    app.error(keep_the_ack)
+
+    @app.error
+    def listener_failed(error: Exception, request: BoltRequest) -> BoltResponse | None:
+        # Bolt keeps one error handler: the held interaction is let go, then the ack is kept.
+        let_go_unhanded(deps)
+        return keep_the_ack(error, request)
+
     if tenancy is not None:
         tenancy.register(app)
     take.register(app, deps, inputs if inputs is not None else inputs_of(tenancy))

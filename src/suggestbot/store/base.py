@@ -11,6 +11,7 @@ backend can replace the SQLite one for a multi-replica deployment; the two atomi
 from __future__ import annotations
 
 import re
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -309,8 +310,12 @@ class Store(ABC):
     # A unit is a ``key`` in a named ``queue`` with a due time (epoch seconds). A process claims
     # the units that are due for a lease period, as their ``owner``: no other owner can claim
     # them until it releases them or the lease runs out (its process died), so several
-    # processes split the work and none does a unit twice at once. Times are passed in, never
-    # read from a clock here, so every backend agrees and tests need not sleep.
+    # processes split the work and none does a unit twice at once. Times are passed in on the
+    # caller's clock. The single-process backends reckon with them as given, so tests need not
+    # sleep; PostgreSQL, shared by replicas whose clocks may disagree, reckons every lease on
+    # its own clock — a lease runs ``lease_s`` from when it is written there — and reads a
+    # passed due time only as how far it is from the caller's clock, handing due times back on
+    # the caller's clock (see ``pg_lease_sql``).
 
     @abstractmethod
     def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
@@ -378,6 +383,13 @@ class Store(ABC):
         in few writes; the keys ``owner`` still held (the others are left as they are). A sweep
         rescheduling a page of runs must not pay a commit for each.
         """
+
+    def shared_now(self) -> float:
+        """What time it is for everything shared through this store (a brief's age, a digest
+        wave's minute and local dates): the database's clock on PostgreSQL, which every
+        replica reads alike whatever its own clock says; this process's clock on the
+        single-process backends."""
+        return time.time()
 
     # Whether leases are seen by other processes and outlive this one (a shared database).
     # When they are not (SQLite, memory), every lease is gone with the process that held it.

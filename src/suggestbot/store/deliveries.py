@@ -35,6 +35,8 @@ TABLE = "deliveries"
 QUEUE = "interactions"
 # The sealed delivery; named like every encrypted field, so that key rotation finds it.
 PENDING = "pending_enc"
+# Digests of the messages a delivery's work told its person (``first_telling``).
+TOLD = "told"
 MIN_TTL_S = 3600.0
 # How long a hold lasts without a renewal, unless the app says otherwise (it uses its poll
 # interval, as for every other lease).
@@ -151,6 +153,26 @@ class DeliveryLog:
         with self._lock:
             self._held.discard(key)
         self._store.release(QUEUE, key, owner=self.owner, due_at=None)
+
+    def first_telling(self, key: str, what: str) -> bool:
+        """Whether the delivery ``key``'s work has not told its person ``what`` (a digest of
+        a message) yet; noted now in the delivery's entry, so that the work carried out again
+        after a crash tells it once. No entry (none was kept): True."""
+        new = True
+
+        def note(entry: Record | None) -> Record | None:
+            nonlocal new
+            if entry is None:
+                return None
+            told = entry.get(TOLD)
+            told = list(told) if isinstance(told, list) else []
+            if what in told:
+                new = False
+                return entry
+            return {**entry, TOLD: [*told, what]}
+
+        self._store.update(TABLE, key, note)
+        return new
 
     def pending(self, key: str) -> str | None:
         """What was kept of the delivery ``key`` while its work is unfinished, else None."""

@@ -1,168 +1,60 @@
 """The PostgreSQL store's work leases (``work_leases``): scheduling, claiming, renewing and
-releasing units of work every replica shares, reckoned with the times callers pass, and the
-statements that do it.
+releasing units of work every replica shares, reckoned on the database's clock, and that
+clock as this process reads it (``shared_now``).
 
-Kept apart from the records (:mod:`pg_records`): another table, other statements.
+Kept apart from the records (:mod:`pg_records`): another table, another rule of time; the
+statements are in :mod:`pg_lease_sql`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import threading
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import delete, text
-from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy import delete
 
 from suggestbot.store.base import Claim, check_key, pick_groups
 from suggestbot.store.codec import Record
+from suggestbot.store.errors import StoreError
 from suggestbot.store.pg_connections import PgConnections
+from suggestbot.store.pg_lease_sql import (
+    BULK_KEYS,
+    CLAIM_DUE,
+    CLAIM_GROUPS,
+    CLAIM_KEYS,
+    DB_CLOCK,
+    GROUPS_DUE,
+    GROUPS_HELD,
+    HOLDERS,
+    RELEASE,
+    RELEASE_DONE,
+    RELEASE_MANY,
+    RENEW,
+    SCHEDULE_GROUPED,
+    SCHEDULE_GROUPED_IF_ABSENT,
+    SCHEDULE_MANY,
+    SCHEDULE_MANY_IF_ABSENT,
+    TRY_LOCK_GROUPS,
+)
 from suggestbot.store.pg_schema import WORK_LEASES
 from suggestbot.store.pg_sql import lock_id, lock_ids
 
-CLAIM_DUE = text(
-    """
-    WITH claimable AS (
-        SELECT key, owner AS was, ready_at FROM work_leases
-        WHERE queue = :queue AND ready_at <= :due_by
-          AND (owner IS NULL OR lease_until <= :now)
-        ORDER BY ready_at
-        LIMIT :limit
-        FOR UPDATE SKIP LOCKED
-    ), picked AS (
-        SELECT key, was FROM claimable ORDER BY ready_at
-        LIMIT (SELECT ceil(count(*) / CAST(:share AS double precision)) FROM claimable)
-    )
-    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
-    FROM picked
-    WHERE w.queue = :queue AND w.key = picked.key
-    RETURNING w.key, w.due_at, picked.was IS NOT NULL AND picked.was <> :owner
-    """
-)
-_CLAIM_KEYS = text(
-    """
-    WITH picked AS (
-        SELECT key FROM work_leases
-        WHERE queue = :queue AND key = ANY(CAST(:keys AS text[]))
-          AND (owner IS NULL OR lease_until <= :now)
-        FOR UPDATE SKIP LOCKED
-    )
-    UPDATE work_leases SET owner = :owner, lease_until = :until, ready_at = :until
-    WHERE queue = :queue AND key = ANY(ARRAY(SELECT key FROM picked))
-    RETURNING key
-    """
-)
-# Many-row writes that may wait for rows another transaction holds (a renewal of every lease
-# a replica holds, a sweep's page released while the renewal runs) lock their rows in key
-# order first: taken in any other order, two of them can each hold a row the other waits
-# for, and PostgreSQL ends one as a deadlock after a second's wait. (Claims never wait: they
-# skip locked rows.) Inserts take their rows in the order given, so their keys come sorted.
-_LOCKED_IN_ORDER = (
-    "locked AS MATERIALIZED (SELECT key FROM work_leases "
-    "WHERE queue = :queue AND key = ANY(CAST(:keys AS text[])) ORDER BY key FOR UPDATE)"
-)
-_RENEW = text(
-    f"WITH {_LOCKED_IN_ORDER} "
-    "UPDATE work_leases AS w SET lease_until = :until, ready_at = :until FROM locked "
-    "WHERE w.queue = :queue AND w.key = locked.key AND w.owner = :owner RETURNING w.key"
-)
-_RELEASE = text(
-    "UPDATE work_leases SET due_at = :due, ready_at = :due, owner = NULL, lease_until = NULL "
-    "WHERE queue = :queue AND key = :key AND owner = :owner"
-)
-# Many units in one statement each (a start's recovery, a sweep's page): the keys and their
-# due times travel as two arrays, unnested into rows.
-_UNNEST_DUE = "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[])) AS u(key, due)"
-_SCHEDULE_MANY_IF_ABSENT = text(
-    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
-    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} ORDER BY u.key "
-    "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
-)
-_SCHEDULE_MANY = text(
-    "INSERT INTO work_leases (queue, key, due_at, ready_at) "
-    f"SELECT :queue, u.key, u.due, u.due FROM {_UNNEST_DUE} ORDER BY u.key "
-    "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
-    "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL RETURNING key"
-)
-_RELEASE_MANY = text(
-    f"WITH {_LOCKED_IN_ORDER} "
-    "UPDATE work_leases AS w SET due_at = u.due, ready_at = u.due, owner = NULL, "
-    f"lease_until = NULL FROM locked, {_UNNEST_DUE} "
-    "WHERE w.queue = :queue AND w.key = locked.key AND u.key = locked.key "
-    "AND w.owner = :owner RETURNING w.key"
-)
-_UNNEST_GROUPED = (
-    "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[]), CAST(:groups AS text[])) "
-    "AS u(key, due, grp)"
-)
-_SCHEDULE_GROUPED_IF_ABSENT = text(
-    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
-    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} ORDER BY u.key "
-    "ON CONFLICT (queue, key) DO NOTHING RETURNING key"
-)
-_SCHEDULE_GROUPED = text(
-    "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
-    f"SELECT :queue, u.key, u.due, u.due, u.grp FROM {_UNNEST_GROUPED} ORDER BY u.key "
-    "ON CONFLICT (queue, key) DO UPDATE SET due_at = excluded.due_at, "
-    "ready_at = excluded.ready_at, owner = NULL, lease_until = NULL, grp = excluded.grp "
-    "RETURNING key"
-)
-# Grouped claims (``claim_due_grouped``) in steps of one transaction: the groups with claimable
-# due units (most overdue first) and the groups held (with whether this owner and whether
-# another holds a lease in each), from which ``pick_groups`` chooses; a try-lock on each group
-# picked (a group another claimer is taking right now is skipped this time); then — with a
-# snapshot taken once the locks are held, so a claim committed just before is seen — the claim
-# itself, which checks again that no other owner holds a lease in the group. Who holds leases
-# is read from the partial ``(queue, grp, lease_until) WHERE owner IS NOT NULL`` index: only
-# leased units are visited.
-_OTHER_HOLDS = (
-    "EXISTS (SELECT 1 FROM work_leases h WHERE h.queue = :queue AND h.grp = {grp} "
-    "AND h.owner <> :owner AND h.lease_until > :now)"
-)
-GROUPS_DUE = text(
-    "SELECT grp FROM work_leases WHERE queue = :queue AND ready_at <= :due_by "
-    "AND (owner IS NULL OR lease_until <= :now) GROUP BY grp ORDER BY min(ready_at)"
-)
-GROUPS_HELD = text(
-    "SELECT grp, bool_or(owner = :owner), bool_or(owner <> :owner) FROM work_leases "
-    "WHERE queue = :queue AND owner IS NOT NULL AND lease_until > :now GROUP BY grp"
-)
-_TRY_LOCK_GROUPS = text(
-    "SELECT t.grp FROM unnest(CAST(:groups AS text[]), CAST(:ids AS bigint[])) AS t(grp, id) "
-    "WHERE pg_try_advisory_xact_lock(t.id)"
-)
-CLAIM_GROUPS = text(
-    f"""
-    WITH free AS (
-        SELECT g FROM unnest(CAST(:groups AS text[])) AS g
-        WHERE NOT {_OTHER_HOLDS.format(grp="g")}
-    ), claimable AS (
-        SELECT key, owner AS was, ready_at FROM work_leases
-        WHERE queue = :queue AND grp IN (SELECT g FROM free) AND ready_at <= :due_by
-          AND (owner IS NULL OR lease_until <= :now)
-        ORDER BY ready_at
-        LIMIT :limit
-        FOR UPDATE SKIP LOCKED
-    )
-    UPDATE work_leases AS w SET owner = :owner, lease_until = :until, ready_at = :until
-    FROM claimable AS c
-    WHERE w.queue = :queue AND w.key = c.key
-    RETURNING w.key, w.due_at, c.was IS NOT NULL AND c.was <> :owner, w.grp
-    """
-)
-# Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
-# small enough that one statement's arrays and locks stay modest.
-BULK_KEYS = 1000
-_HOLDERS = text(
-    "SELECT count(DISTINCT owner) FROM work_leases "
-    "WHERE queue = :queue AND ready_at > :now AND owner IS NOT NULL AND lease_until > :now"
-)
-_RELEASE_DONE = text(
-    "DELETE FROM work_leases WHERE queue = :queue AND key = :key AND owner = :owner"
-)
+# How often ``shared_now`` measures the database's clock against this process's.
+CLOCK_CHECK_EVERY_S = 10.0
+CLOCK_SAMPLES = 3
 
 
 class PgLeases(PgConnections):
-    """The lease calls of :class:`~suggestbot.store.base.Store` on PostgreSQL."""
+    """The lease calls of :class:`~suggestbot.store.base.Store` on PostgreSQL, and its clock;
+    its state is set up by :class:`~suggestbot.store.postgres.PostgresStore`."""
+
+    _clock: Callable[[], float]
+    _caller_times: bool
+    _offset_lock: threading.Lock
+    _offset: float  # the database's clock minus this process's, last measured
+    _offset_checked_at: float | None
 
     def put_if_absent_held(
         self,
@@ -175,59 +67,41 @@ class PgLeases(PgConnections):
         now: float,
         lease_s: float,
     ) -> bool:
-        """Here rather than with the records: it takes a lease."""
+        """Here rather than with the records: the lease it takes runs on the leases' clock."""
         target = self._check(table, (key,))
         self._check_queue(queue, (key,))
         encoded = self._encoded({key: value})
-        until = now + lease_s
-        params = (
-            lock_ids(table, [key]),
-            *target.rows_params(encoded),
-            queue,
-            until,
-            until,
-            owner,
-            until,
-        )
+        # Held for ``lease_s`` from the database's clock at the write (see ``pg_lease_sql``).
+        at = now if self._caller_times else None
+        params = (lock_ids(table, [key]), *target.rows_params(encoded), queue, at, lease_s, owner)
         return bool(self._single(target.locked_insert_absent_held, params))
 
     def schedule(self, queue: str, key: str, *, due_at: float, if_absent: bool = False) -> bool:
-        self._check_queue(queue, (key,))
-        row = {"queue": queue, "key": key, "due_at": due_at, "ready_at": due_at}
-        statement = pg_insert(WORK_LEASES).values(row)
-        pk = ["queue", "key"]
-        if if_absent:
-            statement = statement.on_conflict_do_nothing(index_elements=pk)
-        else:
-            statement = statement.on_conflict_do_update(
-                index_elements=pk,
-                set_={"due_at": due_at, "ready_at": due_at, "owner": None, "lease_until": None},
-            )
-        with self._transaction() as connection:
-            return bool(connection.execute(statement.returning(WORK_LEASES.c.key)).first())
+        return bool(self.schedule_many(queue, {key: due_at}, if_absent=if_absent))
 
     def schedule_many(
         self, queue: str, due: Mapping[str, float], *, if_absent: bool = False
     ) -> list[str]:
-        statement = _SCHEDULE_MANY_IF_ABSENT if if_absent else _SCHEDULE_MANY
+        statement = SCHEDULE_MANY_IF_ABSENT if if_absent else SCHEDULE_MANY
         return self._write_many(queue, due, statement, {})
 
     def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
-        return self._write_many(queue, due, _RELEASE_MANY, {"owner": owner})
+        return self._write_many(queue, due, RELEASE_MANY, {"owner": owner})
 
     def _write_many(
         self, queue: str, due: Mapping[str, float], statement: Any, extra: dict[str, Any]
     ) -> list[str]:
         """One statement (and commit) per ``BULK_KEYS`` keys, taken in key order (see
-        ``_LOCKED_IN_ORDER``); the keys it wrote, in the order given."""
+        ``pg_lease_sql.LOCKED_IN_ORDER``); the keys it wrote, in the order given."""
         self._check_queue(queue, due)
         keys = list(due)
         written: set[str] = set()
         in_order = sorted(keys)
         for start in range(0, len(in_order), BULK_KEYS):
             batch = in_order[start : start + BULK_KEYS]
-            params = {"queue": queue, "keys": batch, "dues": [due[k] for k in batch], **extra}
+            params: dict[str, Any] = {"queue": queue, "keys": batch, **extra, **self._at(0.0)}
             with self._transaction() as connection:
+                params["dues"] = self._due_in([due[k] for k in batch])
                 written.update(connection.execute(statement, params).scalars())
         return [key for key in keys if key in written]
 
@@ -255,15 +129,16 @@ class PgLeases(PgConnections):
         params = {
             "queue": queue,
             "owner": owner,
-            "now": now,
-            "due_by": due_by,
-            "until": now + lease_s,
+            "ahead": due_by - now,
+            "lease": lease_s,
             "limit": limit,
             "share": max(share, 1),
+            **self._at(now),
         }
         with self._transaction() as connection:
             rows = connection.execute(CLAIM_DUE, params).all()
-        claims = (Claim(key, due_at, bool(over)) for key, due_at, over in rows)
+        local = now if self._caller_times else self._clock()
+        claims = (Claim(key, local + due_in, bool(over)) for key, due_in, over in rows)
         return sorted(claims, key=lambda c: c.due_at)
 
     def claim_keys(
@@ -276,11 +151,11 @@ class PgLeases(PgConnections):
             "queue": queue,
             "keys": list(keys),
             "owner": owner,
-            "now": now,
-            "until": now + lease_s,
+            "lease": lease_s,
+            **self._at(now),
         }
         with self._transaction() as connection:
-            claimed = set(connection.execute(_CLAIM_KEYS, params).scalars())
+            claimed = set(connection.execute(CLAIM_KEYS, params).scalars())
         return [key for key in dict.fromkeys(keys) if key in claimed]
 
     def renew(
@@ -299,20 +174,22 @@ class PgLeases(PgConnections):
                 "queue": queue,
                 "keys": in_order[start : start + BULK_KEYS],
                 "owner": owner,
-                "until": now + lease_s,
+                "lease": lease_s,
+                **self._at(now),
             }
             with self._transaction() as connection:
-                held.update(connection.execute(_RENEW, params).scalars())
+                held.update(connection.execute(RENEW, params).scalars())
         return [key for key in dict.fromkeys(keys) if key in held]
 
     def release(self, queue: str, key: str, *, owner: str, due_at: float | None) -> bool:
         self._check_queue(queue, (key,))
-        params: dict[str, Any] = {"queue": queue, "key": key, "owner": owner}
+        params: dict[str, Any] = {"queue": queue, "key": key, "owner": owner, **self._at(0.0)}
         with self._transaction() as connection:
             if due_at is None:
-                result = connection.execute(_RELEASE_DONE, params)
+                result = connection.execute(RELEASE_DONE, params)
             else:
-                result = connection.execute(_RELEASE, {**params, "due": due_at})
+                params["due_in"] = self._due_in([due_at])[0]
+                result = connection.execute(RELEASE, params)
             return bool(result.rowcount)
 
     def schedule_grouped(
@@ -326,19 +203,20 @@ class PgLeases(PgConnections):
         self._check_queue(queue, due)
         for group in groups.values():
             check_key(group)
-        statement = _SCHEDULE_GROUPED_IF_ABSENT if if_absent else _SCHEDULE_GROUPED
+        statement = SCHEDULE_GROUPED_IF_ABSENT if if_absent else SCHEDULE_GROUPED
         keys = list(due)
         written: set[str] = set()
         in_order = sorted(keys)  # batches in key order, as in ``_write_many``
         for start in range(0, len(in_order), BULK_KEYS):
             batch = in_order[start : start + BULK_KEYS]
-            params = {
+            params: dict[str, Any] = {
                 "queue": queue,
                 "keys": batch,
-                "dues": [due[k] for k in batch],
                 "groups": [groups.get(k, "") for k in batch],
+                **self._at(0.0),
             }
             with self._transaction() as connection:
+                params["dues"] = self._due_in([due[k] for k in batch])
                 written.update(connection.execute(statement, params).scalars())
         return [key for key in keys if key in written]
 
@@ -359,12 +237,13 @@ class PgLeases(PgConnections):
         params: dict[str, Any] = {
             "queue": queue,
             "owner": owner,
-            "now": now,
-            "due_by": due_by,
-            "until": now + lease_s,
+            "ahead": due_by - now,
+            "lease": lease_s,
             "limit": limit,
+            **self._at(now),
         }
         with self._transaction() as connection:
+            # Every step reckons with the same database time: the transaction's ``now()``.
             due = list(connection.execute(GROUPS_DUE, params).scalars())
             if not due:
                 return []
@@ -375,15 +254,61 @@ class PgLeases(PgConnections):
             if not taking:
                 return []
             ids = [lock_id(f"work_leases.{queue}", group) for group in taking]
-            locked = connection.execute(_TRY_LOCK_GROUPS, {"groups": taking, "ids": ids})
+            locked = connection.execute(TRY_LOCK_GROUPS, {"groups": taking, "ids": ids})
             params["groups"] = list(locked.scalars())
             if not params["groups"]:
                 return []
             rows = connection.execute(CLAIM_GROUPS, params).all()
-        claims = (Claim(key, due_at, bool(over), grp) for key, due_at, over, grp in rows)
+        local = now if self._caller_times else self._clock()
+        claims = (Claim(key, local + due_in, bool(over), grp) for key, due_in, over, grp in rows)
         return sorted(claims, key=lambda c: c.due_at)
 
     def holders(self, queue: str, *, now: float) -> int:
         self._check_queue(queue)
         with self._transaction() as connection:
-            return int(connection.execute(_HOLDERS, {"queue": queue, "now": now}).scalar_one())
+            params = {"queue": queue, **self._at(now)}
+            return int(connection.execute(HOLDERS, params).scalar_one())
+
+    def _at(self, now: float) -> dict[str, float | None]:
+        """The ``:at`` of a lease statement: none in service (the database's clock), the
+        caller's time when this store takes the caller's times (see ``pg_lease_sql``)."""
+        return {"at": now if self._caller_times else None}
+
+    def _due_in(self, due: Sequence[float]) -> list[float]:
+        """How long until each due time (on this process's clock) from now on it: the only
+        way a time the caller passes reaches the database (see ``pg_lease_sql``). Read once
+        a connection is held, so a wait for one does not make units due early. (Taking the
+        caller's times: the due times themselves, from ``:at`` 0.)"""
+        local = 0.0 if self._caller_times else self._clock()
+        return [at - local for at in due]
+
+    def shared_now(self) -> float:
+        """The database's clock, read as this process's clock plus the difference between the
+        two, measured every ``CLOCK_CHECK_EVERY_S`` (a few round trips then, none in between),
+        so that it costs what the process clock costs. While the database cannot be reached
+        the last difference measured serves (none yet: the process's own clock)."""
+        local = self._clock()
+        with self._offset_lock:
+            offset, checked_at = self._offset, self._offset_checked_at
+        if checked_at is None or time.monotonic() - checked_at >= CLOCK_CHECK_EVERY_S:
+            offset = self._measure_offset(offset)
+        return local + offset
+
+    def _measure_offset(self, last: float) -> float:
+        """The database's clock minus this process's, as NTP takes it: the database's clock
+        read between two of ours, on ``CLOCK_SAMPLES`` round trips, trusting the quickest
+        (a round trip slowed by load, on either side, is off by up to half its length)."""
+        samples: list[tuple[float, float]] = []  # (round trip, offset)
+        try:
+            with self._transaction() as connection:
+                for _ in range(CLOCK_SAMPLES):
+                    before = self._clock()
+                    database = float(connection.execute(DB_CLOCK).scalar_one())
+                    after = self._clock()
+                    samples.append((after - before, database - (before + after) / 2))
+        except StoreError:
+            return last
+        _, offset = min(samples)
+        with self._offset_lock:
+            self._offset, self._offset_checked_at = offset, time.monotonic()
+        return offset

@@ -17,7 +17,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from suggestbot.store.base import Scalar, Updater, matching_any, plan_updates, select_matching
 from suggestbot.store.codec import Record
 from suggestbot.store.pg_connections import PgConnections, _result_rows
-from suggestbot.store.pg_leases import BULK_KEYS
+from suggestbot.store.pg_lease_sql import BULK_KEYS
 from suggestbot.store.pg_schema import KV_RECORDS, TYPED
 from suggestbot.store.pg_sql import COMMIT, lock_ids
 

@@ -98,15 +98,19 @@ class TableSql:
         self.locked_insert_absent = f"{locked} DO NOTHING RETURNING key"
         # The insert that claims a record and, for what it stored, a held lease unit (see
         # ``Store.put_if_absent_held``): one statement, so one round trip and one commit.
-        # Parameters after the rows: queue, due (= lease end), owner, lease end.
+        # Parameters after the rows: queue, the caller's time (NULL in service), the lease's
+        # length (its end, and due time, is the database's clock at the write plus it, as every
+        # lease time is: see ``suggestbot.store.pg_lease_sql``), owner.
         self.locked_insert_absent_held = (
             f"WITH locks AS MATERIALIZED ({LOCK_KEYS}), stored AS ("
             f"INSERT INTO {table.name} ({', '.join(names)}) {rows} "
             f"WHERE (SELECT count(*) FROM locks) >= 0 ON CONFLICT ({pk}) DO NOTHING "
             "RETURNING key), held AS ("
             "INSERT INTO work_leases (queue, key, due_at, ready_at, owner, lease_until) "
-            "SELECT %s, key, %s::double precision, %s::double precision, %s, "
-            "%s::double precision FROM stored "
+            "SELECT q.queue, key, q.until, q.until, q.owner, q.until FROM stored, "
+            "(SELECT %s::text AS queue, COALESCE(%s::double precision, CAST(extract(epoch FROM "
+            "clock_timestamp()) AS double precision)) + %s::double precision AS until, "
+            "%s::text AS owner) AS q "
             "ON CONFLICT (queue, key) DO UPDATE SET due_at = EXCLUDED.due_at, "
             "ready_at = EXCLUDED.ready_at, owner = EXCLUDED.owner, "
             "lease_until = EXCLUDED.lease_until RETURNING key) "

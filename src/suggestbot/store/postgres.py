@@ -35,15 +35,16 @@ How each guarantee is kept, and why:
 - Encryption at rest is unchanged: secrets are sealed by the callers (``TokenVault``) before a
   record reaches any backend, exactly as with SQLite.
 
-
 The class is put together from one module per idea: :mod:`pg_connections` (the pool, the ways
 a call runs, errors), :mod:`pg_records` (the tables' records), :mod:`pg_leases` (the work
-leases). See :mod:`suggestbot.store.pg_schema` for the tables.
+leases and the database's clock). See :mod:`suggestbot.store.pg_schema` for the tables.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
@@ -70,8 +71,13 @@ class PostgresStore(PgRecords, PgLeases):
 
     Args:
         url: ``postgresql://user:password@host:port/database``.
+        clock: this process's wall clock, against which the times callers pass are read (see
+            ``suggestbot.store.pg_lease_sql``); the leases themselves run on the database's clock.
         check_schema: refuse (:class:`~suggestbot.store.pg_migrations.SchemaNotCurrent`) a
             database whose schema is not this version's; only ``db upgrade`` opens without.
+        caller_times: reckon leases with the times callers pass, as given, instead of the
+            database's clock — what the single-process stores do — for tests that drive a
+            timeline of their own; never for replicas (see ``pg_lease_sql``).
 
     Raises:
         StoreUnavailable: the database cannot be reached.
@@ -80,7 +86,14 @@ class PostgresStore(PgRecords, PgLeases):
     # Every replica on the database sees the leases; they outlive the process that took them.
     shares_leases = True
 
-    def __init__(self, url: str, *, check_schema: bool = True) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        check_schema: bool = True,
+        clock: Callable[[], float] = time.time,
+        caller_times: bool = False,
+    ) -> None:
         self._engine: Engine = create_engine(
             database_url(url),
             pool_size=POOL_SIZE,
@@ -92,6 +105,11 @@ class PostgresStore(PgRecords, PgLeases):
             connect_args={"connect_timeout": CONNECT_TIMEOUT_S, "application_name": "suggestbot"},
         )
         self._closed = False
+        self._clock = clock
+        self._caller_times = caller_times
+        self._offset_lock = threading.Lock()
+        self._offset = 0.0  # the database's clock minus this process's, last measured
+        self._offset_checked_at: float | None = None
         self._targets: dict[str, TableSql] = {}
         self._stale_before = time.monotonic()
         event.listen(self._engine, "checkout", self._ping_if_idle)

@@ -104,6 +104,15 @@ class Deps:
 
     # The callers' names for the two read-throughs above (the state lives there).
 
+    def shared_now(self) -> float:
+        """What time it is for what replicas share (which minute's digests are due and for
+        which local date, how long ago a brief was sent): the database's clock when replicas
+        share the store, so a replica whose clock is off neither posts early, nor repeats
+        another's minute, nor misjudges a run's age; else :attr:`clock`. Times handed to the
+        timers stay on :attr:`clock` (the store moves them itself)."""
+        store = self.records.store
+        return store.shared_now() if store.shares_leases else self.clock()
+
     def catalog(self, *, refresh: bool = False) -> Catalog:
         """Segments and use cases as ``(id, name)`` pairs, from the cache when fresh.
 

@@ -13,6 +13,9 @@ import hashlib
 import uuid
 
 _CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("interaction", default=None)
+# Whether the listener serving the current interaction handed its work over (then the work
+# ends the interaction's record; else nobody would).
+_HANDED: contextvars.ContextVar[bool] = contextvars.ContextVar("handed_over", default=False)
 
 
 def current() -> str | None:
@@ -24,6 +27,17 @@ def enter(key: str | None) -> None:
     """Serve ``key`` (or nothing) from here on in this context; the app's pools copy the
     context into the listener and into the work handed over (like the workspace scope)."""
     _CURRENT.set(key)
+    _HANDED.set(False)
+
+
+def hand_over() -> None:
+    """The listener handed the current interaction's work over (the work ends its record)."""
+    _HANDED.set(True)
+
+
+def handed_over() -> bool:
+    """Whether the listener serving the current interaction handed its work over."""
+    return _HANDED.get()
 
 
 def derived_id(purpose: str, key: str | None = None) -> str:

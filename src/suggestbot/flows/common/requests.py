@@ -342,7 +342,7 @@ def submit(deps: Deps, request_id: str, *, root_says_sending: bool = False) -> N
     if req.state == "sending" and _adopt_existing_run(deps, req):
         return
     fresh = root_says_sending and req.state == "new"
-    req = _set(deps, request_id, state="sending", sent_at=deps.clock(), failure=None)
+    req = _set(deps, request_id, state="sending", sent_at=deps.shared_now(), failure=None)
     assert req is not None
     if not fresh:
         refresh_root(deps, req)

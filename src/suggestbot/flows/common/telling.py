@@ -16,26 +16,33 @@ in the submission's ack (``response_action: errors``) by the Slack edge, not fro
 
 from __future__ import annotations
 
+import atexit
+import hashlib
+import json
 import logging
 from typing import Any, Literal
 
 import httpx
 from slack_sdk.errors import SlackApiError
 
-from suggestbot.flows.common import slackio
+from suggestbot.flows.common import interactions, slackio
 from suggestbot.flows.common.deps import Deps
 from suggestbot.ui.blocks.results import Message
 
 log = logging.getLogger(__name__)
 
-Told = Literal["response_url", "ephemeral", "dm"]
+# "already": the recorded interaction this work serves told the person this before a crash.
+Told = Literal["response_url", "ephemeral", "dm", "already"]
 
 # Slack errors of chat.postEphemeral that a direct message gets round.
 NOT_EPHEMERAL = slackio.UNREACHABLE_CHANNEL | {"user_not_in_channel"}
 
 # One client for every response_url answer: a new client per call builds a new SSL context
-# and connection pool each time, which under load held up the listener threads' acks.
+# and connection pool each time, which under load held up the listener threads' acks. It lives
+# as long as the process, and is closed as the process ends: a pooled keep-alive socket left
+# to the interpreter's teardown is an "unclosed socket" warning at every exit.
 _RESPONSE_URLS = httpx.Client(timeout=10)
+atexit.register(_RESPONSE_URLS.close)
 
 
 def tell(
@@ -63,6 +70,8 @@ def tell(
     Raises:
         SlackApiError: Slack refused for a reason a direct message does not get round.
     """
+    if not _first_telling(deps, user_id, message):
+        return "already"
     if response_url and answer_via(response_url, message, replace_original=False):
         return "response_url"
     kwargs: dict[str, Any] = {"thread_ts": thread_ts} if thread_ts else {}
@@ -117,3 +126,14 @@ def answer_via(response_url: str, message: Message, *, replace_original: bool) -
         log.warning("response_url answered %s", answer.status_code)
         return False
     return True
+
+
+def _first_telling(deps: Deps, user_id: str, message: Message) -> bool:
+    """False when the recorded interaction this work serves already told ``user_id`` this
+    (its work is carried out again after a crash): an ephemeral note is shown once. Noted
+    before it is sent, so a crash in between loses the note rather than doubling it."""
+    key = interactions.current()
+    if key is None or deps.deliveries is None:
+        return True
+    text = json.dumps([user_id, message.text, message.blocks], sort_keys=True, default=str)
+    return deps.deliveries.first_telling(key, hashlib.sha256(text.encode()).hexdigest()[:16])

@@ -39,6 +39,7 @@ def in_background(
     ``crash_point``: the work stops first at the named crash point ``interaction_acked`` (an
     input that starts work, acked, nothing done yet), where tests kill the process."""
     recorded = interactions.current()
+    interactions.hand_over()
 
     def tell(message: Message, what: str) -> None:
         try:

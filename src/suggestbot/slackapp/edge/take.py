@@ -201,3 +201,18 @@ def _refuse(deps: Deps, refusal: Refusal, ack: Ack, body: dict[str, Any]) -> Non
         ack(response_type="ephemeral", text=message.text, blocks=message.blocks)
         return
     ack()
+
+
+def let_go_unhanded(deps: Deps) -> None:
+    """After a listener failed: when it failed before handing the work of a recorded input
+    over, stop renewing that input's hold, since nobody would ever end it. It runs out and is
+    carried out again like a dead replica's, up to the attempts' limit (``edge.record``).
+    Called by the app's one error handler."""
+    key = current_interaction.current()
+    if key is None or current_interaction.handed_over() or deps.deliveries is None:
+        return
+    deps.deliveries.let_go(key)
+    log.warning(
+        "a recorded %s was not handed over; it is carried out again once its hold runs out",
+        key.split(":", 1)[0],
+    )

@@ -444,7 +444,7 @@ def _check_again(deps: Deps, press: Press) -> None:
     deps.records.requests.update(
         req.id,
         lambda r: r.model_copy(
-            update={"state": "submitted", "failure": None, "sent_at": deps.clock()}
+            update={"state": "submitted", "failure": None, "sent_at": deps.shared_now()}
         ),
     )
     deps.timers.watch_run(req.id, delay_s=0)
