@@ -111,7 +111,19 @@ def wait_turn(stage: Stage, ts: str, number: int) -> dict[str, Any]:
             None,
         )
 
-    return wait_for(found, what=f"turn {number}")
+    return wait_for(found, what=f"turn {number}", detail=lambda: _thread_state(stage, ts))
+
+
+def _thread_state(stage: Stage, ts: str) -> str:
+    """What the thread shows and what the app holds of its refinements, for a failed wait."""
+    shown = [header(m) or str(m.get("text") or "")[:80] for m in thread_messages(stage, ts)]
+    held = []
+    if stage.runtime is not None:
+        for req in stage.runtime.deps.records.requests.values():
+            if req.thread_ts == ts or req.root_ts == ts:
+                failure = req.failure.model_dump() if req.failure else None
+                held.append(f"{req.kind} {req.state} run={req.run_status} failure={failure}")
+    return "thread: " + " | ".join(shown) + "\nrequests: " + " | ".join(held)
 
 
 def reply(stage: Stage, user: str, ts: str, text: str) -> None:
