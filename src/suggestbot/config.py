@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     # Multiplies every delay of the run watcher's poll schedule. For tests and demos only, where
     # the sandbox's clock is sped up too: 1.0 (the contract's real schedule) anywhere else.
     suggestbot_poll_scale: float = Field(default=1.0, gt=0)
+    # How long a replica's claim on shared work (a run's poll or send, a recorded interaction)
+    # lasts without a renewal; renewed every third of it. Longer: a replica stalled by an
+    # overloaded host keeps its work; shorter: a dead replica's work is taken over sooner.
+    # Unset: one poll interval (10 s), scaled with the poll schedule, never under 2 s.
+    suggestbot_lease_seconds: float | None = Field(default=None, ge=2)
     # For crash tests only: work stops for good at this named point of the flows (the test then
     # kills the process there). Unset anywhere else.
     suggestbot_freeze_at: str | None = None

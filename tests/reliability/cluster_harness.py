@@ -214,6 +214,8 @@ class ClusterStage(Stage):
             poured into one channel many times faster than one post a second): it says so.
         clock_offsets_s: each replica's wall clock off the host's by this much (the first
             replica the first offset; missing ones 0), under ``faketime``.
+        lease_s: each replica's ``SUGGESTBOT_LEASE_SECONDS`` (None: the default, one scaled
+            poll interval, 2 s at the stage's schedule).
         options: the rest of :class:`Stage`'s options.
     """
 
@@ -228,6 +230,7 @@ class ClusterStage(Stage):
         log_level: str = "DEBUG",
         slack_gate: bool = True,
         clock_offsets_s: tuple[float, ...] = (),
+        lease_s: float | None = None,
         **options: Any,
     ) -> None:
         super().__init__(data_dir=data_dir, database_url=database_url, **options)
@@ -240,6 +243,7 @@ class ClusterStage(Stage):
         self.log_level = log_level
         self.slack_gate = slack_gate
         self.clock_offsets_s = clock_offsets_s
+        self.lease_s = lease_s
         self.replicas: list[Replica] = []
         self.balancer: Balancer | None = None
 
@@ -263,6 +267,8 @@ class ClusterStage(Stage):
         }
         if not self.slack_gate:
             env["SUGGESTBOT_SLACK_GATE"] = "false"
+        if self.lease_s is not None:
+            env["SUGGESTBOT_LEASE_SECONDS"] = str(self.lease_s)
         for name in ("PATH", "TMPDIR", "LANG"):
             if name in os.environ:
                 env[name] = os.environ[name]

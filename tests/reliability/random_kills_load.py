@@ -80,13 +80,14 @@ REPLY_TAG = re.compile(r"RP-\d{3}")
 
 @dataclass(frozen=True)
 class Load:
-    """How much the load sends: briefs, replies, digest waves (one a minute), and the fewest
-    kills it must have seen."""
+    """How much the load sends: briefs, replies, digest waves (one a minute), the fewest
+    kills it must have seen, and how far apart the kills come (a random span within)."""
 
     briefs: int = BRIEFS
     replies: int = REPLIES
     waves: int = WAVES
     min_kills: int = MIN_KILLS
+    kill_every_s: tuple[float, float] = (3.0, 6.0)
 
 
 FULL = Load()
@@ -113,7 +114,7 @@ def run_random_kills(cluster: ClusterStage, load: Load = FULL) -> KillsRun:
     _say(f"set up after {time.monotonic() - began:.0f} s; waves at {waves} UTC")
     last_wave = max(_fire_at(d) for d in digests)
 
-    kills = RandomKills(cluster, rng=random.Random(rng.random())).start()
+    kills = RandomKills(cluster, rng=random.Random(rng.random()), every_s=load.kill_every_s).start()
     try:
         briefs = _Briefs(
             [
@@ -154,7 +155,9 @@ def run_random_kills(cluster: ClusterStage, load: Load = FULL) -> KillsRun:
             f"{len(unacknowledged)} never acknowledged"
         )
         assert len(kills.kills) >= load.min_kills
-        assert briefs.errors == replies.errors == [], f"seed {SEED}"
+        assert briefs.errors == replies.errors == [], (
+            f"seed {SEED}: briefs {briefs.errors[:5]}, replies {replies.errors[:5]}"
+        )
         assert len(briefs.answers) == load.briefs and len(replies.sent) == load.replies
 
         _say(f"load and waves done after {time.monotonic() - began:.0f} s")

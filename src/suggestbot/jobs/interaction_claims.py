@@ -41,7 +41,7 @@ class InteractionClaims:
     def schedule(self, scheduler: Scheduler) -> None:
         """Look every third of a lease period, and once now."""
         every_s = RENEW_SHARE * self._deliveries.lease_s
-        scheduler.every(JOB_ID, every_s, self.look)
+        scheduler.every(JOB_ID, every_s, self.look, keeper=True)
         scheduler.at(f"{JOB_ID}:start", 0, self.look)
 
     def stop_claiming(self) -> None:

@@ -80,6 +80,10 @@ SWEEP_DEAD = 16
 
 
 def lease_period(deps: Deps) -> float:
+    """How long a claim lasts without renewal: the operator's ``SUGGESTBOT_LEASE_SECONDS``,
+    else one poll interval, at least ``MIN_LEASE_S``."""
+    if deps.lease_s is not None:
+        return max(deps.lease_s, MIN_LEASE_S)
     return max(LEASE_SHARE * first_poll_delay(deps), MIN_LEASE_S)
 
 

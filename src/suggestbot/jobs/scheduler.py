@@ -26,6 +26,11 @@ from apscheduler.triggers.interval import IntervalTrigger
 log = logging.getLogger(__name__)
 
 DEFAULT_WORKERS = 16
+# Jobs that keep this process's holds alive run on threads of their own: with every worker
+# busy (results waiting for Slack's one post a second in a busy channel), a renewal queued
+# behind them ran seconds late, and the holds of work still running here were taken over.
+KEEPER = "keepers"
+KEEPER_WORKERS = 2
 
 
 class Scheduler:
@@ -33,8 +38,9 @@ class Scheduler:
 
     def __init__(self, *, workers: int = DEFAULT_WORKERS) -> None:
         self._executor = ThreadPoolExecutor(max_workers=workers)
+        self._keepers = ThreadPoolExecutor(max_workers=KEEPER_WORKERS)
         self._scheduler = BackgroundScheduler(
-            executors={"default": self._executor},
+            executors={"default": self._executor, KEEPER: self._keepers},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": None},
             timezone=UTC,
         )
@@ -53,8 +59,9 @@ class Scheduler:
         if self._scheduler.running:
             self._scheduler.shutdown(wait=False)
         if wait:
-            # The pool behind APScheduler's executor; shutting it down again only waits.
+            # The pools behind APScheduler's executors; shutting them down again only waits.
             self._executor._pool.shutdown(wait=True)
+            self._keepers._pool.shutdown(wait=True)
 
     @property
     def running(self) -> bool:
@@ -67,9 +74,17 @@ class Scheduler:
             fn, trigger=DateTrigger(run_date=when), id=job_id, args=args, replace_existing=True
         )
 
-    def every(self, job_id: str, seconds: float, fn: Callable[..., Any]) -> None:
+    def every(
+        self, job_id: str, seconds: float, fn: Callable[..., Any], *, keeper: bool = False
+    ) -> None:
+        """Run ``fn`` every ``seconds``; a ``keeper`` (it keeps holds alive) on threads no
+        other job takes."""
         self._scheduler.add_job(
-            fn, trigger=IntervalTrigger(seconds=seconds), id=job_id, replace_existing=True
+            fn,
+            trigger=IntervalTrigger(seconds=seconds),
+            id=job_id,
+            replace_existing=True,
+            executor=KEEPER if keeper else "default",
         )
 
     def each_minute(self, job_id: str, fn: Callable[..., Any], *, now_too: bool = True) -> None:

@@ -206,6 +206,7 @@ class Runtime:
             embedded=settings.embedded_sandbox,
             content_locale=settings.content_locale,
             poll_scale=poll_scale * settings.suggestbot_poll_scale,
+            lease_s=settings.suggestbot_lease_seconds,
             background=self.background,
             deliveries=self.deliveries,
             outbound=self.outbound,

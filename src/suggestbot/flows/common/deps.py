@@ -89,6 +89,8 @@ class Deps:
     owner: str = field(default_factory=lambda: uuid.uuid4().hex)
     # Multiplies every poll delay; tests and the demo shrink it along with the sandbox's clock.
     poll_scale: float = 1.0
+    # How long a claim on shared work lasts without renewal (None: one poll interval).
+    lease_s: float | None = None
     background: Executor | None = None
     deliveries: DeliveryLog | None = None
     # Embedded sandbox only: mints a personal token for a Slack user (team_id, user_id).
