@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--digest-every", type=int, default=3, help="minutes")
     parser.add_argument("--warmup", type=float, default=3.0, help="minutes after a start")
     parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument(
+        "--arena-max-on",
+        metavar="REPLICA",
+        help="run this replica (replica-3) with MALLOC_ARENA_MAX=2, to tell glibc's per-thread "
+        "arenas from a leak by comparison",
+    )
     args = parser.parse_args(argv)
 
     load_before = load_average()
@@ -67,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
                 database_url=url,
                 replicas=args.replicas,
                 log_level="INFO",
+                replica_env={args.arena_max_on: {"MALLOC_ARENA_MAX": "2"}}
+                if args.arena_max_on
+                else None,
             )
             try:
                 stage.start()

@@ -214,6 +214,8 @@ class ClusterStage(Stage):
             poured into one channel many times faster than one post a second): it says so.
         clock_offsets_s: each replica's wall clock off the host's by this much (the first
             replica the first offset; missing ones 0), under ``faketime``.
+        replica_env: more environment for the replica of that name (``replica-2``): what
+            the runtime reads, not the app (``MALLOC_ARENA_MAX``), to compare two processes.
         lease_s: each replica's ``SUGGESTBOT_LEASE_SECONDS`` (None: the default, one scaled
             poll interval, 2 s at the stage's schedule).
         options: the rest of :class:`Stage`'s options.
@@ -231,6 +233,7 @@ class ClusterStage(Stage):
         slack_gate: bool = True,
         clock_offsets_s: tuple[float, ...] = (),
         lease_s: float | None = None,
+        replica_env: dict[str, dict[str, str]] | None = None,
         **options: Any,
     ) -> None:
         super().__init__(data_dir=data_dir, database_url=database_url, **options)
@@ -244,6 +247,7 @@ class ClusterStage(Stage):
         self.slack_gate = slack_gate
         self.clock_offsets_s = clock_offsets_s
         self.lease_s = lease_s
+        self.replica_env = replica_env or {}
         self.replicas: list[Replica] = []
         self.balancer: Balancer | None = None
 
@@ -282,7 +286,11 @@ class ClusterStage(Stage):
                 self.replicas.append(
                     Replica(
                         name=f"replica-{number}",
-                        env={**env, "SUGGESTBOT_DATA_DIR": str(workdir / "data")},
+                        env={
+                            **env,
+                            "SUGGESTBOT_DATA_DIR": str(workdir / "data"),
+                            **self.replica_env.get(f"replica-{number}", {}),
+                        },
                         workdir=workdir,
                         log_path=self.data_dir / f"replica-{number}.log",
                         clock_offset_s=dict(enumerate(self.clock_offsets_s, 1)).get(number, 0.0),
