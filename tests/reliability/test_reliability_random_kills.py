@@ -1,27 +1,9 @@
 """Three replicas on one PostgreSQL, SIGKILLed at random while briefs, thread replies and digest
 waves go through them: nothing acknowledged is lost, nothing is done twice.
 
-Three ``suggestbot serve`` processes sit behind the loopback round-robin balancer (see
-``cluster_harness``), on the sandbox and the Slack emulator. While :data:`BRIEFS` quick briefs,
-:data:`REPLIES` replies in their threads (each a refinement) and :data:`WAVES` digest waves (on
-the wall clock's next minutes: the replicas run their own once-a-minute wave) go through, a
-replica picked at random is SIGKILLed every few seconds and started again.
-
-What Slack does, the test does: a slash command is never retried (one whose connection was cut
-after it was sent is ``dispatch_failed`` for the person; the balancer only retries a refused
-connection, as haproxy does), an event is retried up to three times until it is acknowledged.
-Then, counted in the emulator's messages and the sandbox's records:
-
-- every acknowledged brief has one root, ready, with each variant once, and one run; a brief
-  that failed to dispatch is counted apart, and if any replica recorded it, it is complete too;
-- every reply Slack got acknowledged made exactly one refinement run and one turn in its thread;
-- every digest due was posted exactly once in its channel that day, and every subscription is
-  still there;
-- the service exchanged its machine token at most once per tenant per replica start (each
-  start has its own cache) per token lifetime.
-
-The random choices come from one seed, printed (``-s``) and named in every failure; set
-``SUGGESTBOT_CHAOS_SEED`` to replay one.
+The load, what Slack does meanwhile and every check are in ``random_kills_load`` (shared with
+the clock-skew test); the random choices come from one seed, printed (``-s``) and named in
+every failure; set ``SUGGESTBOT_CHAOS_SEED`` to replay one.
 """
 
 from __future__ import annotations
