@@ -1,8 +1,13 @@
 # suggestbot: the Slack app, served over HTTP (Slack's requests at /slack/events).
 FROM python:3.11-slim
 
+# MALLOC_ARENA_MAX=2: glibc gives each busy thread an arena of its own, and a replica's many
+# worker threads kept its memory growing for half an hour of traffic (+0.5-0.6 MB a minute
+# still at 30 min); with two arenas it levelled off after about 17 minutes (bench/README.md,
+# the soak).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    MALLOC_ARENA_MAX=2 \
     PIP_NO_CACHE_DIR=1 \
     SUGGESTBOT_DATA_DIR=/data \
     PORT=3000

@@ -36,7 +36,6 @@ from suggestbot.asgi_thread import BackgroundServer
 from suggestbot.config import Settings
 from suggestbot.logs import configure_logging
 from suggestbot.server.composition import Runtime
-from suggestbot.server.memory import limit_malloc_arenas
 from suggestbot.slackapp.http import build_http_app
 from suggestbot.slackapp.shape import misshapen_answer
 from suggestbot.store import SchemaNotCurrent, StoreDamaged, StoreError, VaultError
@@ -85,7 +84,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--port", type=int, default=None, help="HTTP port (default: PORT)")
     args = parser.parse_args(argv)
 
-    limit_malloc_arenas()  # before the worker threads start
     settings = Settings()
     configure_logging(level=settings.log_level, json=settings.log_json)
     tame_library_loggers(settings.log_level)
