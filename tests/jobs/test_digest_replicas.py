@@ -70,13 +70,19 @@ def _replica(
     return deps
 
 
-def _run_at_once(replicas: list[Deps], now: Any) -> list[WaveReport | BaseException]:
+def _run_at_once(
+    replicas: list[Deps], now: Any, *, head_start_s: float = 0.0
+) -> list[WaveReport | BaseException]:
+    """Each replica's wave in a thread of its own, started together (or the first
+    ``head_start_s`` ahead of the others, so that it surely claims work)."""
     results: list[WaveReport | BaseException] = [WaveReport() for _ in replicas]
     start = threading.Barrier(len(replicas))
 
     def run(index: int) -> None:
         threading.current_thread().name = f"replica{index}"
         start.wait()
+        if index:
+            time.sleep(head_start_s)
         try:
             # Posts a channel a hundredth of a second apart (the real second, scaled down).
             # Each replica's minute job fires a moment after the minute, not at the same instant.
@@ -169,7 +175,9 @@ def test_a_replica_dying_mid_wave_leaves_the_rest_to_the_next_wave_of_the_other(
                     raise SystemExit("killed")
 
     dying.crash_point = dies_after_some_posts
-    reports = _run_at_once([dying, living], MONDAY_9AM)
+    # The dying one starts first: started together, the other one sometimes claimed the whole
+    # workspace before it, and it had nothing to die in the middle of.
+    reports = _run_at_once([dying, living], MONDAY_9AM, head_start_s=0.3)
     assert isinstance(reports[0], SystemExit)
     assert isinstance(reports[1], WaveReport)
     left = CHANNELS * PER_CHANNEL - len(slack.posts)
