@@ -126,20 +126,11 @@ class PgLeases(PgConnections):
         self._check_queue(queue)
         if limit <= 0:
             return []
-        params = {
-            "queue": queue,
-            "owner": owner,
-            "ahead": due_by - now,
-            "lease": lease_s,
-            "limit": limit,
-            "share": max(share, 1),
-            **self._at(now),
-        }
+        params = self._claim_params(queue, owner, now, due_by, lease_s, limit)
+        params["share"] = max(share, 1)
         with self._transaction() as connection:
             rows = connection.execute(CLAIM_DUE, params).all()
-        local = now if self._caller_times else self._clock()
-        claims = (Claim(key, local + due_in, bool(over)) for key, due_in, over in rows)
-        return sorted(claims, key=lambda c: c.due_at)
+        return self._claims(now, rows)
 
     def claim_keys(
         self, queue: str, keys: Collection[str], *, owner: str, now: float, lease_s: float
@@ -234,14 +225,7 @@ class PgLeases(PgConnections):
         self._check_queue(queue)
         if limit <= 0:
             return []
-        params: dict[str, Any] = {
-            "queue": queue,
-            "owner": owner,
-            "ahead": due_by - now,
-            "lease": lease_s,
-            "limit": limit,
-            **self._at(now),
-        }
+        params = self._claim_params(queue, owner, now, due_by, lease_s, limit)
         with self._transaction() as connection:
             # Every step reckons with the same database time: the transaction's ``now()``.
             due = list(connection.execute(GROUPS_DUE, params).scalars())
@@ -259,8 +243,26 @@ class PgLeases(PgConnections):
             if not params["groups"]:
                 return []
             rows = connection.execute(CLAIM_GROUPS, params).all()
+        return self._claims(now, rows)
+
+    def _claim_params(
+        self, queue: str, owner: str, now: float, due_by: float, lease_s: float, limit: int
+    ) -> dict[str, Any]:
+        """What every claim statement reads: how far ahead it looks, not when (``pg_lease_sql``)."""
+        return {
+            "queue": queue,
+            "owner": owner,
+            "ahead": due_by - now,
+            "lease": lease_s,
+            "limit": limit,
+            **self._at(now),
+        }
+
+    def _claims(self, now: float, rows: Sequence[Any]) -> list[Claim]:
+        """Claims from the rows a claim returned (key, seconds until due, taken over[, group]),
+        their due times on this process's clock read after the statement, soonest first."""
         local = now if self._caller_times else self._clock()
-        claims = (Claim(key, local + due_in, bool(over), grp) for key, due_in, over, grp in rows)
+        claims = (Claim(row[0], local + row[1], bool(row[2]), *row[3:]) for row in rows)
         return sorted(claims, key=lambda c: c.due_at)
 
     def holders(self, queue: str, *, now: float) -> int:
