@@ -4,10 +4,14 @@ replica died while running it is run by another once the lease runs out."""
 
 from __future__ import annotations
 
+import logging
 import threading
+
+import pytest
 
 from suggestbot.jobs import maintenance
 from suggestbot.jobs.maintenance import Pass
+from suggestbot.slack.gate import SlackGate
 from suggestbot.store import Store
 from suggestbot.store.records import Records
 
@@ -90,3 +94,36 @@ def test_a_failing_pass_runs_again_at_its_next_time(store: Store) -> None:
     assert maintenance.run_due(queue, passes, owner="a", now=NOW) == ["broken"]
     assert maintenance.run_due(queue, passes, owner="b", now=NOW + 300) == []
     assert maintenance.run_due(queue, passes, owner="b", now=NOW + 601) == ["broken"]
+
+
+def test_a_pass_the_stop_refuses_is_one_quiet_line_and_a_broken_pass_an_error(
+    store: Store, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Stopping while a pass waits on Slack's budget is the graceful stop at work, not a fault:
+    no ERROR line (operators page on those), no traceback. A pass with a bug still logs one."""
+    queue = Records(store).maintenance
+    gate = SlackGate()
+    gate.close()
+
+    def waits_on_slack() -> None:
+        for _ in range(4):  # a channel's burst is three posts: the fourth waits
+            gate.send("chat.postMessage", "C1", lambda: None)
+
+    def broken() -> None:
+        raise KeyError("a bug")
+
+    passes = [Pass("stopping", 600.0, waits_on_slack), Pass("broken", 600.0, broken)]
+    for p in passes:
+        queue.schedule(p.name, due_at=NOW, if_absent=True)
+    with caplog.at_level(logging.INFO, logger="suggestbot.jobs"):
+        ran = maintenance.run_due(queue, passes, owner="r1", now=NOW)
+    assert sorted(ran) == ["broken", "stopping"]
+    by_pass = {
+        name: [r for r in caplog.records if f"the {name} pass failed" in r.getMessage()]
+        for name in ("stopping", "broken")
+    }
+    [quiet] = by_pass["stopping"]
+    assert quiet.levelno == logging.INFO and quiet.exc_info is None
+    assert "the app is stopping" in quiet.getMessage()
+    [loud] = by_pass["broken"]
+    assert loud.levelno == logging.ERROR and loud.exc_info is not None

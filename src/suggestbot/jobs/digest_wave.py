@@ -12,6 +12,7 @@ import logging
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.digests import wave
 from suggestbot.flows.digests.schedule import from_epoch
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -27,7 +28,7 @@ def schedule(scheduler: Scheduler, deps: Deps) -> None:
             # The database's time, not this host's: replicas agree on the minute and the date.
             report = wave.run_wave(deps, now=from_epoch(deps.shared_now()))
         except Exception:
-            log.exception("digest wave failed; the next one runs in a minute")
+            log_failure(log, "digest wave failed; the next one runs in a minute")
             return
         if report.due:
             log.info("digest wave: %s", report.summary())

@@ -8,6 +8,7 @@ import logging
 
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.inspiration import polling as inspiration_watches
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,6 @@ def schedule(scheduler: Scheduler, deps: Deps) -> None:
         try:
             inspiration_watches.poll_watches(deps)
         except Exception:
-            log.exception("polling for generated ready-made content failed; trying again")
+            log_failure(log, "polling for generated ready-made content failed; trying again")
 
     scheduler.every(JOB_ID, max(TICK_S * deps.poll_scale, MIN_TICK_S), tick)

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable
 
 from suggestbot import metrics
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.store import DeliveryLog, StoreError
 
@@ -76,5 +77,5 @@ class InteractionClaims:
             except Exception:
                 # Its hold runs out again and it is claimed again, up to the attempts' limit.
                 self._deliveries.let_go(claim.key)
-                log.exception("carrying out a claimed recorded interaction failed")
+                log_failure(log, "carrying out a claimed recorded interaction failed")
         return len(claims)

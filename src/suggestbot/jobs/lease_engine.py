@@ -39,6 +39,7 @@ import threading
 import time
 from collections.abc import Collection, Mapping
 
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.leases import JOIN_EVERY_S, job_id, lease_period
 from suggestbot.jobs.recovery import resume_one
 from suggestbot.jobs.scheduler import Scheduler
@@ -203,7 +204,7 @@ class SchedulerTimers(Sweeping):
                     try:
                         self._dispatch(deps, due)
                     except Exception:
-                        log.exception("handing out %d polls failed; retrying them", len(due))
+                        log_failure(log, "handing out %d polls failed; retrying them", len(due))
                         self._retry_later(deps, due)
                         self.watching.release(item.request_id for item in due)
             if rolling:

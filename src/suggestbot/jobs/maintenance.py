@@ -19,6 +19,7 @@ from suggestbot.flows.digests import wave
 from suggestbot.flows.digests.schedule import from_epoch
 from suggestbot.flows.inspiration import showing as inspiration
 from suggestbot.jobs import inspiration_watch, retention
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.store import StoreError
 from suggestbot.store.work_queue import WorkQueue
@@ -70,7 +71,7 @@ def run_due(
         try:
             chosen.run()
         except Exception:
-            log.exception("the %s pass failed; it runs again at its next time", chosen.name)
+            log_failure(log, "the %s pass failed; it runs again at its next time", chosen.name)
         ran.append(chosen.name)
         queue.release(claim.key, owner=owner, due_at=now + chosen.every_s)
     return ran
@@ -106,7 +107,7 @@ def schedule(scheduler: Scheduler, queue: WorkQueue, passes: Sequence[Pass], *, 
         except StoreError as exc:
             log.warning("looking for due maintenance passes failed (%s); again in a minute", exc)
         except Exception:
-            log.exception("looking for due maintenance passes failed; again in a minute")
+            log_failure(log, "looking for due maintenance passes failed; again in a minute")
 
     scheduler.every(JOB_ID, LOOK_EVERY_S, look)
     scheduler.at(f"{JOB_ID}:start", 0, look)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from suggestbot.flows.common import requests
 from suggestbot.flows.common.deps import Deps
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.maintenance import Pass, run_due
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.store import StoreError
@@ -36,7 +37,7 @@ def renew(deps: Deps) -> None:
     try:
         renewed = requests.renew_statuses(deps)
     except Exception:
-        log.exception("renewing status lines failed; trying again in a minute")
+        log_failure(log, "renewing status lines failed; trying again in a minute")
         return
     if renewed:
         log.debug("renewed %d status line(s)", renewed)

@@ -20,6 +20,7 @@ from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.requests import first_poll_delay
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
+from suggestbot.jobs.failures import log_failure
 from suggestbot.jobs.leases import EARLY_SHARE, LeaseHolder
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store import StoreError
@@ -169,7 +170,7 @@ class Sweeping(LeaseHolder):
                     positions=self._positions_of(team),
                 )
         except Exception:
-            log.exception("polling %d runs failed; trying again later", len(swept))
+            log_failure(log, "polling %d runs failed; trying again later", len(swept))
             self._retry_later(deps, [item for item in swept if item.request_id not in released])
         finally:
             over = handed | released | parked
@@ -240,7 +241,8 @@ class Sweeping(LeaseHolder):
                 failures = self._failures.get(request_id, 0) + 1
                 self._failures[request_id] = failures
             delay = min(FIRST_RETRY_S * 2 ** (failures - 1), MAX_RETRY_S) * deps.poll_scale
-            log.exception(
+            log_failure(
+                log,
                 "job for request %s failed (%d in a row); trying again in %.1f s",
                 request_id,
                 failures,
