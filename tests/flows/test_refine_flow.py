@@ -3,6 +3,8 @@ with several variants the app asks which one, and nothing typed is lost on the w
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from flows_helpers import (
     ALICE,
@@ -63,6 +65,15 @@ def _reply(w: World, root: Posted, text: str, *, user: str = ALICE) -> None:
     refine.on_reply(w.deps, reply)
 
 
+def _refinement_of(w: World, instruction: str) -> Request:
+    [req] = [
+        r
+        for r in w.deps.records.requests.values()
+        if r.kind == "refinement" and r.body.get("instruction") == instruction
+    ]
+    return req
+
+
 def _refinement(w: World) -> Request:
     [req] = [r for r in w.deps.records.requests.values() if r.kind == "refinement"]
     return req
@@ -106,6 +117,31 @@ def test_a_succeeded_refinement_becomes_the_next_turn_in_place(w: World) -> None
     assert "turn 2" in str(root.blocks)  # the root shows the thread's newest turn
     _reply(w, root, "now shorter")
     assert w.service.created[-1]["parent_suggestion_id"] == "s1-r"  # threads do not branch
+
+
+def test_a_reply_sent_the_moment_a_turn_shows_refines_that_turn(
+    w: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Someone who replies as soon as "Turn 2" appears refines Turn 2: the thread's head has
+    moved on before the turn is shown (else the service refuses the older parent)."""
+    root = _results(w, 1)
+    _reply(w, root, "warmer")
+    w.service.succeed(w.service.run_of()["id"], [email("s1-r", 1, "Warmer subject")])
+    shown = w.slack.chat_update
+
+    def update_then_reply(**kwargs: Any) -> dict[str, Any]:
+        answer = shown(**kwargs)
+        if kwargs["text"].startswith("Turn 2"):
+            _reply(w, root, "now add the date")  # replied to what just appeared
+        return answer
+
+    monkeypatch.setattr(w.slack, "chat_update", update_then_reply)
+    run_watcher.poll(w.deps, _refinement_of(w, "warmer").id)
+    assert w.service.created[-1] == {
+        "type": "refinement",
+        "parent_suggestion_id": "s1-r",
+        "instruction": "now add the date",
+    }
 
 
 def test_with_several_variants_the_author_is_asked_which_one_and_nothing_is_sent(

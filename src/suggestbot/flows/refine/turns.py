@@ -2,8 +2,8 @@
 
 The refinement's status reply becomes the turn (``chat.update`` is idempotent, so a crash and a
 second attempt change nothing); a body too long for one message continues in replies that are
-claimed before posting, as the variants of a brief are. Then the binding's head moves on and
-the thread's root shows the new head and turn count.
+claimed before posting, as the variants of a brief are. The binding's head moves on first, so a
+reply to the turn refines it; last the thread's root shows the new head and turn count.
 """
 
 from __future__ import annotations
@@ -55,6 +55,16 @@ def turn_number(thread: Thread | None, suggestion_id: str, *, fallback: int) -> 
     return fallback
 
 
+def _next_turn(binding: threads.ThreadBinding | None, suggestion_id: str) -> int:
+    """The turn number when the service's thread cannot be read: the binding's next, or its
+    own when an earlier attempt already moved the head to this suggestion."""
+    if binding is None:
+        return 2
+    if binding.head_suggestion_id == suggestion_id:
+        return binding.turn_count
+    return binding.turn_count + 1
+
+
 def _messages(deps: Deps, req: Request, suggestion: Suggestion, turn: int) -> list[Message]:
     ref = asset_ref(suggestion)
     urls = mint_urls(deps, [ref] if ref else [])
@@ -78,7 +88,13 @@ def post_turn(deps: Deps, req: Request, run: GenerationRun) -> None:
         if binding is not None
         else None
     )
-    turn = turn_number(thread, suggestion.id, fallback=(binding.turn_count + 1) if binding else 2)
+    turn = turn_number(thread, suggestion.id, fallback=_next_turn(binding, suggestion.id))
+    if binding is not None:
+        # The head moves on before the turn shows: whoever replies to what they see refines
+        # it, not the turn before (which the service would refuse as ``invalid_parent``).
+        binding = threads.advance(
+            deps, binding, suggestion=suggestion, turn=turn, by=req.user_id, thread=thread
+        )
     messages = _messages(deps, req, suggestion, turn)
     channel = req.post_channel_id or req.channel_id
     ts = req.root_ts
@@ -89,10 +105,6 @@ def post_turn(deps: Deps, req: Request, run: GenerationRun) -> None:
     for index, extra in enumerate(messages[1:], start=1):
         if deps.records.posts.put_if_absent(f"{req.id}:turn:{index}", PostMark(ts=None)):
             slackio.post(deps, channel=channel, message=extra, thread_ts=req.thread_ts)
-    if binding is not None:
-        binding = threads.advance(
-            deps, binding, suggestion=suggestion, turn=turn, by=req.user_id, thread=thread
-        )
     posted = PostedVariant(
         suggestion_id=suggestion.id,
         variant_no=1,
