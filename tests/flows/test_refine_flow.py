@@ -144,6 +144,41 @@ def test_a_reply_sent_the_moment_a_turn_shows_refines_that_turn(
     }
 
 
+def test_a_reply_sent_while_the_root_still_says_generating_refines_the_posted_variant(
+    w: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The variants are in the thread; the root's "ready" waits for Slack's budget. A reply
+    sent in between refines the variant people see, instead of being told to wait."""
+    w.link(ALICE)
+    req = brief.start(
+        w.deps,
+        team_id=TEAM,
+        user_id=ALICE,
+        channel_id=CHANNEL,
+        run_request=brief.steered_request(
+            segment_id=SEGMENT, use_case_id=USE_CASE, text="Boots", variants=1
+        ),
+        labels={},
+    )
+    w.service.succeed(w.service.run_of()["id"], [email("s1", 1, "Subject 1")])
+    shown = w.slack.chat_update
+
+    def root_update_then_reply(**kwargs: Any) -> dict[str, Any]:
+        root = w.slack.messages[(kwargs["channel"], kwargs["ts"])]
+        if root.thread_ts is None and w.slack.thread(root):  # the root, its variant posted
+            _reply(w, root, "shorter")
+        return shown(**kwargs)
+
+    monkeypatch.setattr(w.slack, "chat_update", root_update_then_reply)
+    run_watcher.poll(w.deps, req.id)
+    assert w.service.created[-1] == {
+        "type": "refinement",
+        "parent_suggestion_id": "s1",
+        "instruction": "shorter",
+    }
+    assert not w.slack.ephemerals  # nobody was told to reply again
+
+
 def test_with_several_variants_the_author_is_asked_which_one_and_nothing_is_sent(
     w: World,
 ) -> None:

@@ -95,7 +95,12 @@ def post_results(deps: Deps, req: Request, run: GenerationRun) -> None:
     if skipped and _claim(deps, f"{req.id}:skipped"):
         note = build_skipped_note(lang=req.posts_lang, count=skipped)
         slackio.post(deps, channel=channel, message=note, thread_ts=thread_ts)
-    finished = {"state": "done", "variants": posted, "skipped": skipped}
+    # The thread may be refined from now on: its variants are recorded as soon as they are all
+    # in, not once the root says "ready" (which waits for Slack's budget), so whoever replies to
+    # what they see is never told the results are not ready yet.
+    shown = {"variants": posted, "skipped": skipped}
+    deps.records.requests.update(req.id, lambda r: r.model_copy(update=shown))
+    finished = {"state": "done", **shown}
     done = req.model_copy(update=finished)
     outbound = deps.outbound
     deferred = outbound is not None and bool(done.post_channel_id and done.root_ts)

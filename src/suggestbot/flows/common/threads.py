@@ -186,7 +186,7 @@ def binding_of(deps: Deps, *, channel: str, thread_ts: str) -> ThreadBinding | N
     req = deps.records.requests.get(request_id) if request_id else None
     if req is None or req.kind != "brief":
         return None
-    if req.state != "done" or not req.variants:
+    if not req.variants:  # recorded once every variant is in its thread
         raise NotReady(req.id)
     return bind_thread(
         deps,
