@@ -44,6 +44,21 @@ def test_a_final_state_sent_at_once_drops_the_older_pending_one() -> None:
         roots.stop()
 
 
+def test_a_dropped_target_never_shows_its_pending_state_and_others_still_do() -> None:
+    """A workspace whose token died: its roots' progress not yet shown is never sent."""
+    shown: list[str] = []
+    roots = Coalescer(name="test", settle_s=0.2)
+    try:
+        roots.later("stopped-root", lambda: shown.append("queued"))
+        roots.later("other-root", lambda: shown.append("other"))
+        roots.drop("stopped-root")
+        wait_until(lambda: shown == ["other"])
+        time.sleep(0.3)
+        assert shown == ["other"] and roots.pending() == 0
+    finally:
+        roots.stop()
+
+
 def test_an_older_state_in_flight_never_lands_after_a_newer_one() -> None:
     shown: list[str] = []
     started = threading.Event()

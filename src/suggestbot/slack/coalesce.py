@@ -104,6 +104,15 @@ class Coalescer:
             finally:
                 self._sent(target, version)
 
+    def drop(self, target: Hashable) -> None:
+        """Forget the target's state not yet sent: the work it showed was stopped (its
+        workspace's token died), so it must not be sent. One already being sent finishes."""
+        with self._cond:
+            self._pending.pop(target, None)
+            if not self._busy.get(target):
+                self._versions.pop(target, None)
+                self._sending.pop(target, None)
+
     def pending(self) -> int:
         with self._cond:
             return len(self._pending)

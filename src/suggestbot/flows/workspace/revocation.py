@@ -30,8 +30,9 @@ def stop_work(deps: Deps, *, team_id: str, reason: str) -> Stopped:
     """Stop everything that would post to workspace ``team_id``.
 
     Requests in flight are marked failed with ``reason`` (their timers cancelled: no poll, no
-    post), digests are paused with ``reason`` (an admin resumes them once the app is back), and
-    pending "generate now" watches are dropped.
+    post, no progress of their root still waiting to be shown), digests are paused with
+    ``reason`` (an admin resumes them once the app is back), and pending "generate now"
+    watches are dropped.
     """
     records = deps.records
     stopped = 0
@@ -41,6 +42,9 @@ def stop_work(deps: Deps, *, team_id: str, reason: str) -> Stopped:
         # which finds the request ended and drops it without reading the run.
         records.requests.update(request.id, lambda r: r.model_copy(update=failed))
         deps.timers.cancel(request.id)
+        if deps.outbound is not None and request.post_channel_id and request.root_ts:
+            # Its root's progress not shown yet would be sent with the dead token.
+            deps.outbound.roots.drop((request.post_channel_id, request.root_ts))
         stopped += 1
     paused = 0
     for digest in records.digests.matching(team_id=team_id, paused=False):
