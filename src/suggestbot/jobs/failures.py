@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from suggestbot.slack.gate import Closed
+from suggestbot.slack import Closed
 
 
 def log_failure(log: logging.Logger, message: str, *args: object) -> None:

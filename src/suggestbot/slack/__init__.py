@@ -7,7 +7,7 @@ per method, :mod:`budget` what is left of it, :mod:`gate` holds each call until 
 the gate and :mod:`outbound` holds the lot for one process.
 """
 
-from suggestbot.slack.gate import Dropped, Priority, SlackGate, priority
+from suggestbot.slack.gate import Closed, Dropped, Priority, SlackGate, priority
 from suggestbot.slack.outbound import Outbound
 
-__all__ = ["Dropped", "Outbound", "Priority", "SlackGate", "priority"]
+__all__ = ["Closed", "Dropped", "Outbound", "Priority", "SlackGate", "priority"]

@@ -45,7 +45,7 @@ from suggestbot.flows.common.workspace_language import is_dm
 from suggestbot.flows.linking import accounts as linking
 from suggestbot.flows.workflow import completion as step_completion
 from suggestbot.installations.scope import team_scope
-from suggestbot.slack import Dropped, Priority, priority
+from suggestbot.slack import Closed, Dropped, Priority, priority
 from suggestbot.store import VaultError
 from suggestbot.store.records import ACTIVE_STATES, Failure, LinkedUser, Request, user_key
 from suggestbot.ui import failures, steps
@@ -168,6 +168,8 @@ def refresh_root(deps: Deps, req: Request) -> None:
             slackio.update(deps, channel=channel, ts=ts, message=root_message(req))
         except Dropped:
             raise
+        except Closed:
+            log.info("the root of request %s was not updated: the app is stopping", req.id)
         except Exception:
             log.exception("could not update the root message of request %s", req.id)
         live_status.show(deps, req=req, status=status_of(req), progress=progress)
