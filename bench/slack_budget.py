@@ -255,12 +255,14 @@ def figures(
     the emulator's calls (each with the time it was accepted)."""
     reqs = {r.id: r for r in requests}
     last_post: dict[str, float] = {}
+    first_post: dict[str, float] = {}
     for at, call in calls:
         meta = ((call.args.get("metadata") or {}).get("event_payload")) or {}
         if call.method == "chat.postMessage" and call.ok and meta.get("role") == "variant":
             rid = meta.get("request_id")
             if rid in reqs:
                 last_post[rid] = max(last_post.get(rid, 0.0), at)
+                first_post[rid] = min(first_post.get(rid, at), at)
     # The floor: run time + one poll + the channel's own posting time at one post a second.
     # The sandbox runs at real speed (time factor 1): a run takes its nominal time per attempt.
     run_end: dict[str, float] = {}
@@ -282,6 +284,14 @@ def figures(
         ratio.append((last_post[rid] - req.created_at) / floor)
     methods = Counter(c.method for _, c in calls)
     limited = sum(1 for _, c in calls if c.status == 429)
+    # Where the time went, brief by brief: submitted, first variant in, all variants in.
+    stages = {
+        "submitted_s": [
+            reqs[rid].sent_at - reqs[rid].created_at for rid in last_post if reqs[rid].sent_at
+        ],
+        "first_variant_s": [first_post[rid] - reqs[rid].created_at for rid in last_post],
+        "first_to_last_variant_s": [last_post[rid] - first_post[rid] for rid in last_post],
+    }
     return {
         "briefs": briefs,
         "complete": complete and len(latency) == briefs,
@@ -290,6 +300,7 @@ def figures(
         "commands_not_200": bad,
         "latency_s": spread(latency, digits=1),
         "latency_over_floor": spread(ratio, digits=2),
+        "stages": {name: spread(values, digits=1) for name, values in stages.items()},
         "calls": len(calls),
         "calls_429": limited,
         "calls_per_brief": round(len(calls) / max(1, briefs), 2),

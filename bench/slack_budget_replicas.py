@@ -234,14 +234,17 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--settle", type=float, default=5.0)
     parser.add_argument("--quick", action="store_true", help="6 people, 2 rounds")
+    parser.add_argument("--keep-logs", type=Path, help="keep the replicas' logs in this folder")
     args = parser.parse_args()
     if args.quick:
         args.people, args.rounds = 6, 2
     quiet_logging()
     results = []
     with tempfile.TemporaryDirectory(prefix="slack-budget-replicas-") as tmp:
+        work = args.keep_logs or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
         for mode in args.modes.split(","):
-            results.append(run_mode(mode.strip(), args, Path(tmp)))
+            results.append(run_mode(mode.strip(), args, work))
     all_goals: list[Goal] = []
     rows: list[tuple[str, Any]] = []
     for r in results:
@@ -251,6 +254,7 @@ def main() -> int:
             (f"{r['mode']}: load before/after", f"{r['load_before']} / {r['load_after']}"),
             (f"{r['mode']} burst latency s", json.dumps(b["latency_s"])),
             (f"{r['mode']} burst latency/floor", json.dumps(b["latency_over_floor"])),
+            (f"{r['mode']} burst stages", json.dumps(b["stages"])),
             (f"{r['mode']} burst calls, 429s", f"{b['calls']}, {b['calls_429']}"),
             (f"{r['mode']} burst calls/brief", json.dumps(b["per_brief_by_method"])),
             (f"{r['mode']} peak calls per method in 60 s", json.dumps(r["peaks"])),
