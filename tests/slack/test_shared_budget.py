@@ -1,6 +1,6 @@
 """Two replicas on one PostgreSQL: a 429 one of them met pauses the method for the other too,
-each takes a fair share of the workspace's minute, and their posts into one channel keep to
-Slack's one a second together."""
+they draw from one minute per workspace and method (a fair share each while the database is
+away), and their posts into one channel keep to Slack's one a second together."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from slack_sdk.web import SlackResponse
 
 from suggestbot.slack import Priority, SlackGate, priority
 from suggestbot.slack.budget import POST_SPACING_S
-from suggestbot.slack.gate import SharedPauses
+from suggestbot.slack.gate import Dropped, SharedPauses
+from suggestbot.slack.shared_minutes import BUCKET_S, SharedMinutes
 from suggestbot.slack.shared_posts import FORGET_AFTER_S, SWEEP_EVERY_S, SharedPosts
 from suggestbot.store import open_app_store
 from suggestbot.store.records import Records
@@ -125,3 +126,85 @@ def test_replicas_posting_into_one_channel_keep_to_one_post_a_second_together(
         gates[0].send("chat.postMessage", "C3", lambda: {"ok": True})
         assert slots.get("T1|C1") is None and slots.get("T1|C2") is None
         assert slots.get("T1|C3") is not None
+
+
+def _sharing_minutes(stores: tuple[Any, ...], clock: Clock, shares: int = 2) -> list[SlackGate]:
+    return [
+        SlackGate(
+            workspace=lambda: "T1",
+            shares=lambda: shares,
+            minutes=SharedMinutes(Records(store).slack_minutes, wall_clock=clock),
+            clock=clock,
+            wall_clock=clock,
+            sleep=clock.sleep,
+        )
+        for store in stores
+    ]
+
+
+def ok() -> dict[str, bool]:
+    return {"ok": True}
+
+
+def test_the_replica_doing_the_work_spends_the_minute_the_others_leave(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """A workspace's results are settled by the replica holding its polls: with fair shares it
+    had half of chat.update's minute here while the other half went unused. Counted together,
+    it may spend the whole minute, and then neither replica sends more before it has room."""
+    clock = Clock()
+    with (
+        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
+        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
+    ):
+        busy, idle = _sharing_minutes((one, two), clock)
+        start = clock.now
+        for _ in range(50):  # Tier 3: 50 a minute, for both replicas together
+            busy.send("chat.update", None, ok)
+        assert clock.now == start
+        idle.send("chat.update", None, ok)
+        assert 60 <= clock.now - start <= 61 + BUCKET_S
+        # Another method's minute is its own.
+        before = clock.now
+        idle.send("chat.delete", None, ok)
+        assert clock.now == before
+
+
+def test_decoration_leaves_the_shared_minute_s_reserve_to_what_people_wait_for(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    clock = Clock()
+    with (
+        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
+        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
+    ):
+        first, second = _sharing_minutes((one, two), clock)
+        start = clock.now
+        for _ in range(40):  # a fifth of the minute is kept from decoration
+            first.send("chat.update", None, ok)
+        with pytest.raises(Dropped), priority(Priority.DECORATION):
+            second.send("chat.update", None, ok)
+        for _ in range(10):  # what people wait for takes the rest at once
+            second.send("chat.update", None, ok)
+        assert clock.now == start
+
+
+class Unreachable:
+    """A table whose database does not answer."""
+
+    def upsert(self, key: str, change: Any) -> Any:
+        raise ConnectionError("database away")
+
+
+def test_while_the_store_does_not_answer_each_replica_keeps_to_its_fair_share() -> None:
+    clock = Clock()
+    minutes = SharedMinutes(Unreachable(), wall_clock=clock)  # type: ignore[arg-type]
+    gate = SlackGate(
+        shares=lambda: 2, minutes=minutes, clock=clock, wall_clock=clock, sleep=clock.sleep
+    )
+    start = clock.now
+    for _ in range(25):
+        gate.send("chat.update", None, ok)
+    assert clock.now == start and not minutes.healthy()
+    gate.send("chat.update", None, ok)  # half of Tier 3's 50: the 26th waits for the minute
+    assert clock.now - start >= 60

@@ -43,6 +43,7 @@ from suggestbot.slack.client import behind_gate
 from suggestbot.slack.coalesce import Coalescer
 from suggestbot.slack.gate import SharedPauses
 from suggestbot.slack.outbound import ROOT_SETTLE_S
+from suggestbot.slack.shared_minutes import SharedMinutes
 from suggestbot.slack.shared_posts import SharedPosts
 from suggestbot.slackapp.app import build_app, inputs_of
 from suggestbot.slackapp.edge.record import carry_out_claimed, replay_unfinished
@@ -169,7 +170,8 @@ class Runtime:
         self.gate = PriorityGate()
         yield_before_calls(self.slack, gate=self.gate)
         # Slack's budget: every Web API call of the app's client passes one gate.
-        # With replicas (a database) they share its 429 pauses and each channel's post slots.
+        # With replicas (a database) they share its 429 pauses, each channel's post slots and
+        # every method's minute (one budget per workspace, whichever replica does the work).
         records = Records(self.store)
         replicated = bool(settings.database_url)
         self.slack_gate = SlackGate(
@@ -177,6 +179,7 @@ class Runtime:
             shares=lambda: self.timers.live_replicas,
             shared=SharedPauses(records.slack_pauses) if replicated else None,
             posts=SharedPosts(records.slack_post_slots) if replicated else None,
+            minutes=SharedMinutes(records.slack_minutes) if replicated else None,
         )
         self.outbound: Outbound | None = None
         if settings.suggestbot_slack_gate:

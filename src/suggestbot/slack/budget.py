@@ -2,9 +2,9 @@
 
 - **A minute per method**: the calls of the last minute (a little more, see
   :data:`WINDOW_S`) per workspace and method; at the tier's figure the next call waits until
-  the oldest leaves the window. Replicas take fair shares: the figure is divided by the live
-  replicas ``shares()`` counts (their heartbeats), so together they never spend more than
-  Slack allows.
+  the oldest leaves the window. Replicas whose calls the store does not count together
+  (:mod:`~suggestbot.slack.shared_minutes`: only while the database is away) take fair
+  shares: the figure is divided by the live replicas ``shares()`` counts (their heartbeats).
 - **Headroom for what people wait for**: decoration (status lines, Home, permalinks) may
   spend a method's minute only down to :data:`RESERVE_SHARE` of it, and never while a call a
   person waits for is queued for the same method.

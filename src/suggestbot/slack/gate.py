@@ -33,6 +33,7 @@ from slack_sdk.errors import SlackApiError
 
 from suggestbot import metrics
 from suggestbot.slack.budget import EPSILON, PROGRESS_RESERVE_SHARE, RESERVE_SHARE, Budget
+from suggestbot.slack.shared_minutes import SharedMinutes
 from suggestbot.slack.shared_posts import SharedPosts
 from suggestbot.slack.tiers import POSTING_METHODS, TIER_NAMES, method_label
 from suggestbot.store.marks import SlackPause
@@ -52,6 +53,9 @@ TRIGGER_WAIT_S = 2.0
 MAX_RATE_LIMITED_TRIES = 5
 # The longest nap between two looks at the budget (a pause may end, an urgent call may leave).
 MAX_NAP_S = 0.25
+# The longest nap before asking the replicas' shared minute again (the store is asked before
+# then only by calls that found room).
+SHARED_NAP_S = 1.0
 # How often forgotten entries are swept away, and the one warning per workspace repeats.
 PRUNE_EVERY_S = 10.0
 WARN_EVERY_S = 60.0
@@ -178,6 +182,9 @@ class SlackGate:
             install); None for a single-workspace install.
         shares: how many replicas share the budget (their heartbeats); 1 on SQLite.
         shared: the store's pauses, with several replicas.
+        minutes: every method's minute in the store, with several replicas: each call is
+            counted there for all of them, so a replica may spend what the others leave
+            (fair shares by ``shares`` only while the store does not answer).
         posts: each channel's post slots in the store, with several replicas (their posts
             into one channel keep to one a second together).
         clock, wall_clock, sleep: monotonic seconds, epoch seconds and waiting (tests pass
@@ -192,6 +199,7 @@ class SlackGate:
         shares: Callable[[], int] = lambda: 1,
         shared: SharedPauses | None = None,
         posts: SharedPosts | None = None,
+        minutes: SharedMinutes | None = None,
         clock: Callable[[], float] = time.monotonic,
         wall_clock: Callable[[], float] = time.time,
         sleep: Callable[[float], None] = time.sleep,
@@ -200,12 +208,13 @@ class SlackGate:
         self._workspace = workspace
         self._shared = shared
         self._posts = posts
+        self._minutes = minutes
         self._clock = clock
         self._wall = wall_clock
         self._sleep = sleep
         self._decoration_wait_s = decoration_wait_s
         self._lock = threading.Lock()
-        self.budget = Budget(clock=clock, shares=shares)
+        self.budget = Budget(clock=clock, shares=self._own_share(shares))
         self._pruned_at = clock()
         self._drops: dict[str, tuple[float, int]] = {}  # workspace -> (warned at, dropped since)
         self._closed = threading.Event()
@@ -213,6 +222,14 @@ class SlackGate:
             metrics.SLACK_BUDGET_LEFT.labels(tier=tier).set_function(
                 functools.partial(self.left, tier)
             )
+
+    def _own_share(self, shares: Callable[[], int]) -> Callable[[], int]:
+        """How many replicas this process's own count divides a minute by: none while the
+        store counts every replica's calls (the whole minute is the store's to ration)."""
+        minutes = self._minutes
+        if minutes is None:
+            return shares
+        return lambda: 1 if minutes.healthy() else shares()
 
     def close(self) -> None:
         """The process is stopping: from now on no call waits for Slack's budget. One that
@@ -266,6 +283,7 @@ class SlackGate:
     def _admit(self, workspace: str, method: str, channel: str | None, level: Priority) -> None:
         urgent = level is Priority.URGENT
         start = self._clock()
+        self._take_shared_minute(workspace, method, level, start)
         waiting = False
         try:
             while True:
@@ -302,6 +320,28 @@ class SlackGate:
                 with self._lock:
                     self.budget.urgent_waiting(workspace, method, -1)
         metrics.SLACK_QUEUED_SECONDS.labels(priority=level.value).observe(self._clock() - start)
+
+    def _take_shared_minute(
+        self, workspace: str, method: str, level: Priority, start: float
+    ) -> None:
+        """Count the call in the replicas' shared minute, waiting for room as the process's
+        own budget would: urgent calls as long as it takes, decoration dropped rather than
+        held past :data:`DECORATION_WAIT_S`, a trigger's call never held."""
+        if self._minutes is None:
+            return
+        urgent = level is Priority.URGENT
+        keep = 0.0 if urgent else _RESERVES[level]
+        while True:
+            wait = self._minutes.take(workspace, method, keep=keep, force=method in TRIGGER_METHODS)
+            if wait <= EPSILON:
+                return
+            if self._closed.is_set():
+                raise Closed(method) if urgent else Dropped(method, wait)
+            if not urgent and self._clock() - start + wait > self._decoration_wait_s:
+                with self._lock:
+                    self._dropped(workspace, method, self._clock())
+                raise Dropped(method, wait)
+            self._sleep(min(wait, SHARED_NAP_S))
 
     def _wait_for_slot(self, at: float, method: str, urgent: bool) -> None:
         """Wait until ``at`` (epoch), the channel's post slot the replicas handed this call."""

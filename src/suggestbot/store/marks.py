@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 PostState = Literal["intent", "posted"]
 DeliveryState = Literal["claimed", "posted", "quiet", "failed"]
@@ -82,6 +82,16 @@ class SlackPause(BaseModel):
     ``until`` (epoch seconds). Keyed ``"{workspace}|{method}"``."""
 
     until: float
+
+
+class MinuteCalls(BaseModel):
+    """One Slack method's calls in one workspace over the last minute, shared by the replicas:
+    ``[bucket, count]`` pairs, a bucket being a few seconds (its number: epoch seconds over the
+    bucket's length). Keyed ``"{workspace}|{method}"``; forgotten once ``until`` (when its
+    newest bucket leaves the minute, epoch seconds) is past."""
+
+    buckets: list[tuple[int, int]] = Field(default_factory=list)
+    until: float = 0.0
 
 
 class HomeSeen(BaseModel):

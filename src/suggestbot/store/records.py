@@ -28,6 +28,7 @@ from suggestbot.store.feedback import UsageDay, Vote
 from suggestbot.store.marks import (
     DigestDelivery,
     HomeSeen,
+    MinuteCalls,
     PostMark,
     PostSlot,
     ShareMark,
@@ -560,5 +561,8 @@ class Records:
         # Each channel's next post slot, "{workspace}|{channel}": the replicas share Slack's
         # one post a second per channel (suggestbot.slack.shared_posts).
         self.slack_post_slots: Table[PostSlot] = Table(store, "slack_post_slots", PostSlot)
+        # Each method's calls of the last minute, "{workspace}|{method}": the replicas draw
+        # from one budget per workspace (suggestbot.slack.shared_minutes).
+        self.slack_minutes: Table[MinuteCalls] = Table(store, "slack_minutes", MinuteCalls)
         # When each person last opened the Home, "{team}:{user}" (flows.home.tab).
         self.home_seen: Table[HomeSeen] = Table(store, "home_seen", HomeSeen)
