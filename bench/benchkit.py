@@ -286,29 +286,40 @@ def slash_bodies_in(
 ) -> list[bytes]:
     """Slash command bodies as Slack would send them, one per text, users taking turns; each
     has its own trigger id and response URL issued by the emulator."""
+    ws = emu.ws
+    with ws.lock:
+        return [
+            suggest_command(emu, channel_id=channel_id, user_id=users[n % len(users)], text=text)
+            for n, text in enumerate(texts)
+        ]
+
+
+def suggest_command(
+    emu: Any,
+    *,
+    channel_id: str,
+    user_id: str,
+    text: str,
+    team_id: str | None = None,
+    team_domain: str | None = None,
+) -> bytes:
+    """One ``/suggest`` body as Slack sends it, with its own trigger id and response URL
+    (issued by the emulator; the caller holds ``emu.ws.lock``). The emulator's own workspace
+    unless ``team_id`` says another."""
     from suggestbot.slackemu import payloads
 
     ws = emu.ws
-    bodies = []
-    with ws.lock:
-        channel = ws.channel(channel_id)
-        for n, text in enumerate(texts):
-            user = ws.user(users[n % len(users)])
-            bodies.append(
-                payloads.slash_command_form(
-                    team_id=emu.team_id,
-                    team_domain=emu.team_domain,
-                    channel=channel,
-                    user=user,
-                    command="/suggest",
-                    text=text,
-                    response_url=ws.issue_response_url(
-                        kind="commands", user_id=user.id, channel_id=channel.id
-                    ),
-                    trigger_id=ws.issue_trigger(user.id),
-                )
-            )
-    return bodies
+    channel, user = ws.channel(channel_id), ws.user(user_id)
+    return payloads.slash_command_form(
+        team_id=team_id or emu.team_id,
+        team_domain=team_domain or emu.team_domain,
+        channel=channel,
+        user=user,
+        command="/suggest",
+        text=text,
+        response_url=ws.issue_response_url(kind="commands", user_id=user.id, channel_id=channel.id),
+        trigger_id=ws.issue_trigger(user.id),
+    )
 
 
 def link_users_in_store(

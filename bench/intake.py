@@ -115,6 +115,7 @@ from benchkit import (
     sandbox_process,
     send_signed_timed,
     spread,
+    suggest_command,
     wait_until,
 )
 from slack_sdk.oauth.installation_store import Installation
@@ -124,7 +125,7 @@ from suggestbot.installations.store import EncryptedInstallationStore
 from suggestbot.sandbox import DEMO, RunTiming
 from suggestbot.sandbox.admin import ADMIN_KEY_HEADER
 from suggestbot.slackapp.manifest import BOT_SCOPES
-from suggestbot.slackemu import SlackEmulator, payloads
+from suggestbot.slackemu import SlackEmulator
 from suggestbot.slackemu.model import APP_ID
 from suggestbot.store import TokenVault, generate_key
 from suggestbot.store.backends import open_app_store
@@ -220,30 +221,19 @@ def brief_bodies(
     emu: SlackEmulator, people: Sequence[Person], label: str, count: int
 ) -> list[bytes]:
     """``count`` quick-brief commands as Slack sends them, the people taking turns."""
-    ws = emu.ws
-    bodies = []
-    with ws.lock:
-        for n in range(count):
-            person = people[n % len(people)]
-            channel, user = ws.channel(person.channel_id), ws.user(person.user_id)
-            bodies.append(
-                payloads.slash_command_form(
-                    team_id=person.team_id,
-                    team_domain=person.team_domain,
-                    channel=channel,
-                    user=user,
-                    command="/suggest",
-                    text=f"brief {label} number {n} for {person.user_id}",
-                    response_url=ws.issue_response_url(
-                        kind="commands", user_id=user.id, channel_id=channel.id
-                    ),
-                    trigger_id=ws.issue_trigger(user.id),
-                )
+    turns = [people[n % len(people)] for n in range(count)]
+    with emu.ws.lock:
+        return [
+            suggest_command(
+                emu,
+                channel_id=person.channel_id,
+                user_id=person.user_id,
+                text=f"brief {label} number {n} for {person.user_id}",
+                team_id=person.team_id,
+                team_domain=person.team_domain,
             )
-    return bodies
-
-
-# ---------------------------------------------------------------- CPU from /proc
+            for n, person in enumerate(turns)
+        ]
 
 
 def _stat_fields(pid: int) -> list[str] | None:

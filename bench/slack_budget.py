@@ -53,12 +53,12 @@ from benchkit import (
     report,
     send_signed,
     spread,
+    suggest_command,
     wait_until,
 )
 
 from suggestbot.demo.stage import SIGNING_SECRET, Stage
 from suggestbot.sandbox import RunTiming
-from suggestbot.slackemu import payloads
 from suggestbot.slackemu.rationing import TIER_2, TIERS
 from suggestbot.store.records import LinkedUser, Preferences, user_key
 
@@ -129,21 +129,9 @@ def people(stage: Stage, count: int) -> list[tuple[str, str]]:
 
 
 def command(stage: Stage, user_id: str, channel_id: str, text: str) -> bytes:
-    ws = stage.emu.ws
-    with ws.lock:
-        channel = ws.channel(channel_id)
-        user = ws.user(user_id)
-        return payloads.slash_command_form(
-            team_id=stage.emu.team_id,
-            team_domain=stage.emu.team_domain,
-            channel=channel,
-            user=user,
-            command="/suggest",
-            text=f"brief {text}",
-            response_url=ws.issue_response_url(
-                kind="commands", user_id=user.id, channel_id=channel.id
-            ),
-            trigger_id=ws.issue_trigger(user.id),
+    with stage.emu.ws.lock:
+        return suggest_command(
+            stage.emu, channel_id=channel_id, user_id=user_id, text=f"brief {text}"
         )
 
 

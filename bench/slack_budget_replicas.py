@@ -41,6 +41,7 @@ from benchkit import (
     report,
     sandbox_process,
     send_signed,
+    suggest_command,
     wait_until,
 )
 from slack_budget import RUN, PostLog, figures
@@ -48,7 +49,7 @@ from slack_budget import RUN, PostLog, figures
 from suggestbot.demo.stage import app_manifest
 from suggestbot.sandbox import DEMO
 from suggestbot.sandbox.admin import ADMIN_KEY_HEADER
-from suggestbot.slackemu import SlackEmulator, payloads
+from suggestbot.slackemu import SlackEmulator
 from suggestbot.slackemu.rationing import TIER_2, TIERS
 from suggestbot.store import TokenVault, generate_key
 from suggestbot.store.postgres import PostgresStore
@@ -63,21 +64,8 @@ def url_of(replica: ServeReplica) -> str:
 
 
 def command(emu: SlackEmulator, user_id: str, channel_id: str, text: str) -> bytes:
-    ws = emu.ws
-    with ws.lock:
-        channel, user = ws.channel(channel_id), ws.user(user_id)
-        return payloads.slash_command_form(
-            team_id=emu.team_id,
-            team_domain=emu.team_domain,
-            channel=channel,
-            user=user,
-            command="/suggest",
-            text=f"brief {text}",
-            response_url=ws.issue_response_url(
-                kind="commands", user_id=user.id, channel_id=channel.id
-            ),
-            trigger_id=ws.issue_trigger(user.id),
-        )
+    with emu.ws.lock:
+        return suggest_command(emu, channel_id=channel_id, user_id=user_id, text=f"brief {text}")
 
 
 def run_mode(mode: str, args: argparse.Namespace, work: Path) -> dict[str, Any]:

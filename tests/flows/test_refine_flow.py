@@ -38,8 +38,8 @@ def w() -> World:
     return world()
 
 
-def _results(w: World, count: int) -> Posted:
-    """A brief of Alice's whose ``count`` variants are posted; its root."""
+def _finished_brief(w: World, count: int) -> Request:
+    """A brief of Alice's whose run succeeded with ``count`` variants, not yet posted."""
     w.link(ALICE)
     req = brief.start(
         w.deps,
@@ -53,7 +53,12 @@ def _results(w: World, count: int) -> Posted:
     )
     variants = [email(f"s{n}", n, f"Subject {n}") for n in range(1, count + 1)]
     w.service.succeed(w.service.run_of()["id"], variants)
-    run_watcher.poll(w.deps, req.id)
+    return req
+
+
+def _results(w: World, count: int) -> Posted:
+    """A brief of Alice's whose ``count`` variants are posted; its root."""
+    run_watcher.poll(w.deps, _finished_brief(w, count).id)
     [root] = w.slack.roots()
     return root
 
@@ -149,18 +154,7 @@ def test_a_reply_sent_while_the_root_still_says_generating_refines_the_posted_va
 ) -> None:
     """The variants are in the thread; the root's "ready" waits for Slack's budget. A reply
     sent in between refines the variant people see, instead of being told to wait."""
-    w.link(ALICE)
-    req = brief.start(
-        w.deps,
-        team_id=TEAM,
-        user_id=ALICE,
-        channel_id=CHANNEL,
-        run_request=brief.steered_request(
-            segment_id=SEGMENT, use_case_id=USE_CASE, text="Boots", variants=1
-        ),
-        labels={},
-    )
-    w.service.succeed(w.service.run_of()["id"], [email("s1", 1, "Subject 1")])
+    req = _finished_brief(w, 1)
     shown = w.slack.chat_update
 
     def root_update_then_reply(**kwargs: Any) -> dict[str, Any]:

@@ -4,6 +4,8 @@ away), and their posts into one channel keep to Slack's one a second together.""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -128,18 +130,27 @@ def test_replicas_posting_into_one_channel_keep_to_one_post_a_second_together(
         assert slots.get("T1|C3") is not None
 
 
-def _sharing_minutes(stores: tuple[Any, ...], clock: Clock, shares: int = 2) -> list[SlackGate]:
-    return [
-        SlackGate(
-            workspace=lambda: "T1",
-            shares=lambda: shares,
-            minutes=SharedMinutes(Records(store).slack_minutes, wall_clock=clock),
-            clock=clock,
-            wall_clock=clock,
-            sleep=clock.sleep,
+@contextmanager
+def two_replicas_sharing_minutes(
+    tmp_path: Path, postgres_url: str, clock: Clock
+) -> Iterator[tuple[SlackGate, SlackGate]]:
+    """Two replicas' gates on one PostgreSQL, counting every call in the shared minutes."""
+    with (
+        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
+        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
+    ):
+        first, second = (
+            SlackGate(
+                workspace=lambda: "T1",
+                shares=lambda: 2,
+                minutes=SharedMinutes(Records(store).slack_minutes, wall_clock=clock),
+                clock=clock,
+                wall_clock=clock,
+                sleep=clock.sleep,
+            )
+            for store in (one, two)
         )
-        for store in stores
-    ]
+        yield first, second
 
 
 def ok() -> dict[str, bool]:
@@ -153,11 +164,7 @@ def test_the_replica_doing_the_work_spends_the_minute_the_others_leave(
     had half of chat.update's minute here while the other half went unused. Counted together,
     it may spend the whole minute, and then neither replica sends more before it has room."""
     clock = Clock()
-    with (
-        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
-        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
-    ):
-        busy, idle = _sharing_minutes((one, two), clock)
+    with two_replicas_sharing_minutes(tmp_path, postgres_url, clock) as (busy, idle):
         start = clock.now
         for _ in range(50):  # Tier 3: 50 a minute, for both replicas together
             busy.send("chat.update", None, ok)
@@ -174,11 +181,7 @@ def test_decoration_leaves_the_shared_minute_s_reserve_to_what_people_wait_for(
     tmp_path: Path, postgres_url: str
 ) -> None:
     clock = Clock()
-    with (
-        open_app_store(data_dir=tmp_path / "a", database_url=postgres_url) as one,
-        open_app_store(data_dir=tmp_path / "b", database_url=postgres_url) as two,
-    ):
-        first, second = _sharing_minutes((one, two), clock)
+    with two_replicas_sharing_minutes(tmp_path, postgres_url, clock) as (first, second):
         start = clock.now
         for _ in range(40):  # a fifth of the minute is kept from decoration
             first.send("chat.update", None, ok)
@@ -198,7 +201,7 @@ class Unreachable:
 
 def test_while_the_store_does_not_answer_each_replica_keeps_to_its_fair_share() -> None:
     clock = Clock()
-    minutes = SharedMinutes(Unreachable(), wall_clock=clock)  # type: ignore[arg-type]
+    minutes = SharedMinutes(Unreachable(), wall_clock=clock)
     gate = SlackGate(
         shares=lambda: 2, minutes=minutes, clock=clock, wall_clock=clock, sleep=clock.sleep
     )
