@@ -17,7 +17,8 @@ from suggestbot.slack import Priority, SlackGate, priority
 from suggestbot.slack.budget import POST_SPACING_S
 from suggestbot.slack.gate import Dropped, SharedPauses
 from suggestbot.slack.shared_minutes import BUCKET_S, SharedMinutes
-from suggestbot.slack.shared_posts import FORGET_AFTER_S, SWEEP_EVERY_S, SharedPosts
+from suggestbot.slack.shared_posts import FORGET_AFTER_S, SharedPosts
+from suggestbot.slack.stale_sweep import SWEEP_EVERY_S
 from suggestbot.store import open_app_store
 from suggestbot.store.records import Records
 

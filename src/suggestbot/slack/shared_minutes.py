@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 
 from suggestbot.slack.budget import WINDOW_S
+from suggestbot.slack.stale_sweep import StaleSweep
 from suggestbot.slack.tiers import tier_of
 from suggestbot.store.marks import MinuteCalls
 from suggestbot.store.records import Table
@@ -39,8 +40,6 @@ log = logging.getLogger(__name__)
 # The bucket a call is counted in; a longer one is fewer entries, but holds calls it no
 # longer needs to for up to this long.
 BUCKET_S = 5.0
-SWEEP_EVERY_S = 60.0
-SWEEP_LIMIT = 500
 WARN_EVERY_S = 60.0
 
 
@@ -64,13 +63,15 @@ class SharedMinutes:
         self._wall = wall_clock
         self._lock = threading.Lock()
         self._full_until: dict[tuple[str, str, int], float] = {}
-        self._swept_at = wall_clock()
-        self._failed_at: float | None = None
+        self._sweep = StaleSweep(
+            table, field="until", what="the shared Slack minutes", now=wall_clock()
+        )
+        self._healthy = True
         self._warned_at = float("-inf")
 
     def healthy(self) -> bool:
         """False since the store last failed to answer (until it answers again)."""
-        return self._failed_at is None
+        return self._healthy
 
     def take(self, workspace: str, method: str, *, keep: float = 0.0, force: bool = False) -> float:
         """Count one call of ``method`` in ``workspace`` if the replicas' minute has room,
@@ -105,17 +106,17 @@ class SharedMinutes:
         except Exception as exc:
             self._failed(now, exc)
             return 0.0
-        self._failed_at = None
+        self._healthy = True
         if wait[0] > 0:
             with self._lock:
                 self._full_until[(workspace, method, allowed)] = now + wait[0]
                 for gone in [k for k, until in self._full_until.items() if until <= now]:
                     del self._full_until[gone]
-        self._sweep(now)
+        self._sweep(now, cutoff=now)
         return max(0.0, wait[0])
 
     def _failed(self, now: float, exc: Exception) -> None:
-        self._failed_at = now
+        self._healthy = False
         if now - self._warned_at >= WARN_EVERY_S:
             self._warned_at = now
             log.warning(
@@ -123,20 +124,6 @@ class SharedMinutes:
                 "its fair share until the database answers again",
                 type(exc).__name__,
             )
-
-    def _sweep(self, now: float) -> None:
-        """Delete the records whose calls have all left the minute (at most once a minute)."""
-        with self._lock:
-            if now - self._swept_at < SWEEP_EVERY_S:
-                return
-            self._swept_at = now
-        try:
-            stale = self._table.items_matching(at_most={"until": now}, limit=SWEEP_LIMIT)
-            for key, _ in stale:
-                # Deleted only if still stale: another replica may have called since.
-                self._table.update(key, lambda r: None if r.until <= now else r)
-        except Exception as exc:
-            log.warning("could not sweep the shared Slack minutes (%s)", type(exc).__name__)
 
 
 def _room_at(live: list[tuple[int, int]], needed: int) -> float:

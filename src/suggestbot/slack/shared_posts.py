@@ -18,11 +18,11 @@ each): the table holds the channels posted to in the last minute, not every chan
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
 
 from suggestbot.slack.budget import POST_SPACING_S
+from suggestbot.slack.stale_sweep import StaleSweep
 from suggestbot.slack.tiers import POST_CHANNEL_BURST
 from suggestbot.store.marks import PostSlot
 from suggestbot.store.records import Table
@@ -30,9 +30,6 @@ from suggestbot.store.records import Table
 log = logging.getLogger(__name__)
 
 FORGET_AFTER_S = 60.0
-SWEEP_EVERY_S = 60.0
-# Records deleted per sweep at most (the next sweep takes the rest).
-SWEEP_LIMIT = 500
 
 
 class SharedPosts:
@@ -56,8 +53,9 @@ class SharedPosts:
         self._wall = wall_clock
         self._spacing = spacing_s
         self._burst = burst
-        self._lock = threading.Lock()
-        self._swept_at = wall_clock()
+        self._sweep = StaleSweep(
+            table, field="next", what="the channels' post slots", now=wall_clock()
+        )
 
     def reserve(self, workspace: str, channel: str) -> float:
         """Take the channel's next post slot: when (epoch seconds) this post may go, now or
@@ -76,19 +74,5 @@ class SharedPosts:
         except Exception as exc:
             log.warning("could not share a channel's post pacing with the other replicas (%s)", exc)
             return now
-        self._sweep(now)
+        self._sweep(now, cutoff=now - FORGET_AFTER_S)
         return slot[0]
-
-    def _sweep(self, now: float) -> None:
-        with self._lock:
-            if now - self._swept_at < SWEEP_EVERY_S:
-                return
-            self._swept_at = now
-        cutoff = now - FORGET_AFTER_S
-        try:
-            stale = self._table.items_matching(at_most={"next": cutoff}, limit=SWEEP_LIMIT)
-            for key, _ in stale:
-                # Deleted only if still stale: another replica may have posted there since.
-                self._table.update(key, lambda r: None if r.next <= cutoff else r)
-        except Exception as exc:
-            log.warning("could not sweep the channels' post slots (%s)", exc)
