@@ -116,12 +116,12 @@ class MeasuredTimers(SchedulerTimers):
             self.dues.setdefault(request_id, []).append(time.time() + max(delay_s, 0.0))
         super().watch_run(request_id, delay_s=delay_s)
 
-    def watch_runs(self, delays: Any) -> None:
+    def watch_runs(self, delays: Any, *, groups: Any = None) -> None:
         now = time.time()
         with self._noted:
             for request_id, delay_s in delays.items():
                 self.dues.setdefault(request_id, []).append(now + max(delay_s, 0.0))
-        super().watch_runs(delays)
+        super().watch_runs(delays, groups=groups)
 
     def _dispatch(self, deps: Deps, due: list[Due]) -> None:
         now = time.time()

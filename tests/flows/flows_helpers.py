@@ -61,7 +61,9 @@ class RecordingTimers:
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.watched.append((request_id, delay_s))
 
-    def watch_runs(self, delays: Mapping[str, float]) -> None:
+    def watch_runs(
+        self, delays: Mapping[str, float], *, groups: Mapping[str, str] | None = None
+    ) -> None:
         self.watched.extend(delays.items())
 
     def resume_watch(self, request_id: str) -> None:

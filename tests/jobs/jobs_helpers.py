@@ -1,10 +1,13 @@
-"""Deps for tests of the jobs: a store in memory, and only the other parts a test gives."""
+"""Deps for tests of the jobs (a store in memory, and only the other parts a test gives), and
+runs in the sandbox for the watcher to poll."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from suggestbot.contentapi import ContentClient, GenerationRun, SteeredGenerationRequest
 from suggestbot.flows.common.deps import Deps
+from suggestbot.sandbox import Sandbox
 from suggestbot.store import MemoryStore
 from suggestbot.store.records import Records
 
@@ -15,3 +18,16 @@ def store_only_deps(**given: Any) -> Deps:
     parts: dict[str, Any] = {"vault": None, "content": None, "slack": None, "timers": None}
     parts.update(given)
     return Deps(records=Records(MemoryStore()), **parts)
+
+
+def create_runs(box: Sandbox, machine: ContentClient, count: int) -> list[GenerationRun]:
+    """``count`` runs of the demo user, in the order created (the listing shows them newest
+    first)."""
+    user = machine.as_user(box.demo.user_token)
+    brief = SteeredGenerationRequest(
+        type="steered_generation",
+        segment_id=box.demo.segment_id,
+        use_case_id=box.demo.use_case_id,
+        steering_text="Autumn offers for trail runners",
+    )
+    return [user.create_run(request=brief) for _ in range(count)]

@@ -7,18 +7,16 @@ watched runs, and that every watched run still gets its poll (and its next one, 
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 import pytest
-from jobs_helpers import store_only_deps
+from jobs_helpers import create_runs, store_only_deps
 
 from suggestbot.contentapi import (
-    ClientCredentialsAuth,
     ContentClient,
     GenerationRun,
     RunStatus,
-    SteeredGenerationRequest,
 )
 from suggestbot.flows.common.deps import Deps
 from suggestbot.jobs import run_watcher
@@ -42,7 +40,9 @@ class NotedTimers:
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         self.next_poll[request_id] = time.time() + delay_s
 
-    def watch_runs(self, delays: Mapping[str, float]) -> None:
+    def watch_runs(
+        self, delays: Mapping[str, float], *, groups: Mapping[str, str] | None = None
+    ) -> None:
         for request_id, delay_s in delays.items():
             self.watch_run(request_id, delay_s=delay_s)
 
@@ -75,44 +75,15 @@ class NotedTimers:
 
 
 @pytest.fixture
-def box() -> Iterator[Sandbox]:
-    sandbox = Sandbox(time_factor=0.01)
-    # Runs stay queued unless a test says otherwise.
-    sandbox.faults.run_timing = RunTiming(queued_s=1e6, running_s=1.0)
-    yield sandbox
-
-
-@pytest.fixture
-def machine(box: Sandbox) -> Iterator[ContentClient]:
-    with box.serve() as server:
-        auth = ClientCredentialsAuth(
-            server.url + "/auth/token", box.demo.client_id, box.demo.client_secret
-        )
-        with ContentClient(server.url, auth=auth, sleep=lambda s: None) as client:
-            yield client
-
-
-@pytest.fixture
 def deps(machine: ContentClient) -> Deps:
     # nothing here talks to Slack: finished runs are handed over
     return store_only_deps(content=machine, timers=NotedTimers(), poll_scale=SCALE)
 
 
-def _create_runs(box: Sandbox, machine: ContentClient, count: int) -> list[GenerationRun]:
-    user = machine.as_user(box.demo.user_token)
-    brief = SteeredGenerationRequest(
-        type="steered_generation",
-        segment_id=box.demo.segment_id,
-        use_case_id=box.demo.use_case_id,
-        steering_text="Autumn offers for trail runners",
-    )
-    return [user.create_run(request=brief) for _ in range(count)]
-
-
 def _finished_runs(box: Sandbox, machine: ContentClient, count: int) -> list[GenerationRun]:
     """``count`` runs that have succeeded (runs created after them stay queued again)."""
     box.faults.run_timing = RunTiming(queued_s=0.0, running_s=0.0)
-    runs = _create_runs(box, machine, count)
+    runs = create_runs(box, machine, count)
     deadline = time.monotonic() + 10
     while any(machine.get_run(run_id=r.id).status != RunStatus.SUCCEEDED for r in runs):
         assert time.monotonic() < deadline, "runs did not finish"
@@ -148,7 +119,7 @@ def _next_polls(deps: Deps) -> dict[str, float]:
 def test_250_watched_runs_cost_three_listing_pages_and_no_single_reads(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    due = _watch(deps, _create_runs(box, machine, 250))
+    due = _watch(deps, create_runs(box, machine, 250))
     box.counters.reset()
 
     started = time.time()
@@ -168,7 +139,7 @@ def test_finished_and_moved_runs_are_handed_over_and_the_rest_wait(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
     finished = _finished_runs(box, machine, 2)
-    waiting = _create_runs(box, machine, 3)
+    waiting = create_runs(box, machine, 3)
     due = _watch(deps, finished + waiting)
     handed_runs: dict[str, GenerationRun] = {}
 
@@ -186,7 +157,7 @@ def test_finished_and_moved_runs_are_handed_over_and_the_rest_wait(
 def test_a_run_not_met_in_the_pages_read_is_polled_alone(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    runs = _create_runs(box, machine, 150)
+    runs = create_runs(box, machine, 150)
     # Two due runs allow one page (never more pages than half the runs): the oldest run is
     # on the second page, so it is read on its own.
     due = _watch(deps, [runs[0], runs[-1]])
@@ -200,7 +171,7 @@ def test_a_run_not_met_in_the_pages_read_is_polled_alone(
 
 
 def test_one_due_run_is_polled_alone(box: Sandbox, machine: ContentClient, deps: Deps) -> None:
-    due = _watch(deps, _create_runs(box, machine, 1))
+    due = _watch(deps, create_runs(box, machine, 1))
     box.counters.reset()
 
     run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
@@ -212,7 +183,7 @@ def test_one_due_run_is_polled_alone(box: Sandbox, machine: ContentClient, deps:
 def test_a_failing_listing_page_is_not_retried_and_its_runs_are_polled_alone(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    due = _watch(deps, _create_runs(box, machine, 5))
+    due = _watch(deps, create_runs(box, machine, 5))
     box.counters.reset()
     box.faults.next_5xx = 1
     alone: list[str] = []
@@ -233,7 +204,7 @@ def test_a_failing_listing_page_is_not_retried_and_its_runs_are_polled_alone(
 def test_when_the_service_fails_every_run_is_polled_again_later(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    due = _watch(deps, _create_runs(box, machine, 5))
+    due = _watch(deps, create_runs(box, machine, 5))
     box.faults.error_rate_5xx = 1.0
 
     run_watcher.sweep(deps, due, hand_over=lambda rid, run: None)
@@ -245,7 +216,7 @@ def test_when_the_service_fails_every_run_is_polled_again_later(
 def test_a_poll_taken_early_keeps_the_schedule_of_when_it_was_due(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    due = _watch(deps, _create_runs(box, machine, 3))
+    due = _watch(deps, create_runs(box, machine, 3))
     early = [Due(item.request_id, time.time() + 0.3) for item in due]
 
     run_watcher.sweep(deps, early, hand_over=lambda rid, run: None)
@@ -259,7 +230,7 @@ def test_a_poll_taken_early_keeps_the_schedule_of_when_it_was_due(
 def test_a_poll_read_late_counts_its_next_one_from_the_read(
     box: Sandbox, machine: ContentClient, deps: Deps, late_s: float
 ) -> None:
-    due = _watch(deps, _create_runs(box, machine, 3))
+    due = _watch(deps, create_runs(box, machine, 3))
     late = [Due(item.request_id, time.time() - late_s) for item in due]
 
     started = time.time()
@@ -274,7 +245,7 @@ def test_a_poll_read_late_counts_its_next_one_from_the_read(
 def test_a_run_polled_alone_counts_its_next_poll_from_its_read(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    (item,) = _watch(deps, _create_runs(box, machine, 1))
+    (item,) = _watch(deps, create_runs(box, machine, 1))
 
     started = time.time()
     run_watcher.poll(deps, item.request_id, due_at=started - 0.3)
@@ -286,7 +257,7 @@ def test_a_run_polled_alone_counts_its_next_poll_from_its_read(
 def test_runs_of_requests_no_longer_watched_are_not_polled(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    due = _watch(deps, _create_runs(box, machine, 3))
+    due = _watch(deps, create_runs(box, machine, 3))
     for item in due:
         deps.records.requests.update(
             item.request_id, lambda r: r.model_copy(update={"state": "done"})
@@ -304,7 +275,7 @@ def test_a_finished_run_met_on_a_page_is_handed_over_before_its_poll_is_due(
 ) -> None:
     finished = _finished_runs(box, machine, 1)
     not_yet_due = _watch(deps, finished)[0].request_id
-    due = _watch(deps, _create_runs(box, machine, 3))
+    due = _watch(deps, create_runs(box, machine, 3))
     handed_runs: dict[str, GenerationRun] = {}
 
     handed = run_watcher.sweep(
@@ -321,7 +292,7 @@ def test_a_finished_run_met_on_a_page_is_handed_over_before_its_poll_is_due(
 def test_runs_not_met_go_to_be_polled_alone_elsewhere_when_a_worker_is_offered(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    runs = _create_runs(box, machine, 150)
+    runs = create_runs(box, machine, 150)
     due = _watch(deps, [runs[0], runs[-1]])  # the oldest is on the second page
     box.counters.reset()
     alone: list[tuple[str, float]] = []
@@ -354,7 +325,7 @@ def _sweep_with_no_time(deps: Deps, due: list[Due]) -> list[str]:
 def test_a_sweep_stops_paging_when_its_time_is_up(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    runs = _create_runs(box, machine, 150)
+    runs = create_runs(box, machine, 150)
     due = _watch(deps, [runs[0], runs[1], runs[-2], runs[-1]])  # two pages would find all
     box.counters.reset()
 
@@ -371,7 +342,7 @@ def test_polls_that_join_a_rolling_sweep_are_read_from_its_next_pages_or_from_th
     rather than wait for it to end, and it starts over from the first page for a run whose page
     it had already passed. Nothing is polled alone, and each run is settled as its page
     arrives."""
-    runs = _create_runs(box, machine, 250)  # three pages, newest first
+    runs = create_runs(box, machine, 250)  # three pages, newest first
     first = _watch(deps, runs[:6])  # the oldest: on the last page
     joining = _watch(deps, runs[-2:])  # the newest: on the first page, already passed
     offers = iter([joining])
@@ -399,7 +370,7 @@ def test_polls_that_join_a_rolling_sweep_are_read_from_its_next_pages_or_from_th
 def test_a_run_a_whole_pass_did_not_meet_is_polled_alone(
     box: Sandbox, machine: ContentClient, deps: Deps
 ) -> None:
-    runs = _create_runs(box, machine, 30)
+    runs = create_runs(box, machine, 30)
     due = _watch(deps, runs)
     ghost = Request(
         team_id="T1",
@@ -448,7 +419,7 @@ def test_a_rolling_sweep_walks_the_listing_at_most_once_per_period(
 ) -> None:
     """However fast the service answers, the service sees one walk per period: polls that keep
     joining wait for the next walk instead of starting one each."""
-    runs = _create_runs(box, machine, 40)
+    runs = create_runs(box, machine, 40)
     first = _watch(deps, runs[:4])
     joining = [_watch(deps, [run]) for run in runs[4:10]]  # one more after every page
     offers = iter(joining)
@@ -476,7 +447,7 @@ def test_a_rolling_sweep_asked_to_give_way_puts_back_what_it_has_not_read(
     """Other workspaces wait for a sweeper: after its pass the sweep ends, and the polls that
     joined it too late for that pass are handed back, neither read nor polled alone, with when
     its next pass would have begun."""
-    runs = _create_runs(box, machine, 30)
+    runs = create_runs(box, machine, 30)
     first = _watch(deps, runs[:4])
     late = _watch(deps, runs[4:6])  # join after the first page: that pass has passed them
     offers = iter([late])
@@ -509,7 +480,7 @@ def test_a_sweep_past_its_time_keeps_paging_while_more_runs_are_left_than_a_page
     """A big workspace's walk takes longer than the budget however fast the service is: the
     next page serves a hundred runs with one request, where polling them alone would take a
     hundred (and queue behind the rate limit). Only the last few are polled alone."""
-    runs = _create_runs(box, machine, 250)  # three pages, newest first
+    runs = create_runs(box, machine, 250)  # three pages, newest first
     due = _watch(deps, runs)
     box.counters.reset()
 
@@ -540,11 +511,11 @@ def test_a_run_whose_page_is_known_is_read_from_that_page_alone(
     """The listing is newest first, so the runs most due (the oldest) sit on its last page. Once
     a walk has met them, their next poll reads that page only — also after newer runs pushed
     it further back — instead of every page before it."""
-    runs = _create_runs(box, machine, 250)  # three pages, newest first
+    runs = create_runs(box, machine, 250)  # three pages, newest first
     oldest = _watch(deps, runs[:6])  # on the last page
     positions = RunPositions()
     run_watcher.sweep(deps, oldest, hand_over=lambda rid, run: None, positions=positions)
-    _create_runs(box, machine, 150)  # now five pages, the oldest on the last
+    create_runs(box, machine, 150)  # now five pages, the oldest on the last
     box.counters.reset()
     settled: list[str] = []
 
@@ -568,7 +539,7 @@ def test_a_placed_run_that_joins_early_is_read_once_its_poll_is_due(
 ) -> None:
     """A poll taken out early (within the tolerance) whose page is known waits for its due time
     and is then read from its page: not early, and not behind a walk from the first page."""
-    runs = _create_runs(box, machine, 250)
+    runs = create_runs(box, machine, 250)
     oldest = _watch(deps, runs[:6])  # on the last page: a walk of three pages meets them
     positions = RunPositions()
     run_watcher.sweep(deps, oldest, hand_over=lambda rid, run: None, positions=positions)

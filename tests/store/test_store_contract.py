@@ -774,6 +774,27 @@ def test_release_many_sets_due_times_only_of_units_the_owner_still_holds(store: 
     assert store.release_many("polls", {}, owner="A") == []
 
 
+def test_release_many_files_units_under_the_group_it_names_and_keeps_the_others(
+    store: Store,
+) -> None:
+    # A sweep reschedules the runs of one listing page under that page's group, so that
+    # another replica can serve that page while this one serves another.
+    store.schedule_grouped(
+        "polls", {"a": 0.0, "b": 0.0, "c": 0.0}, groups=dict.fromkeys("abc", "T")
+    )
+    store.claim_keys("polls", ["a", "b", "c"], owner="A", now=1.0, lease_s=LEASE_S)
+    released = store.release_many(
+        "polls", {"a": 5.0, "b": 5.0, "c": 5.0}, owner="A", groups={"a": "T p2", "b": "T p2"}
+    )
+    assert released == ["a", "b", "c"]
+    store.claim_keys("polls", ["c"], owner="B", now=6.0, lease_s=LEASE_S)
+    # B holds the group "T" (through c): A still gets the page group, which B does not hold.
+    got = store.claim_due_grouped(
+        "polls", owner="A", now=6.0, due_by=6.0, lease_s=LEASE_S, limit=9, share=2
+    )
+    assert sorted((c.key, c.group) for c in got) == [("a", "T p2"), ("b", "T p2")]
+
+
 def test_put_if_absent_held_holds_a_unit_only_for_the_record_it_stored(store: Store) -> None:
     kept = {"at": 1.0, "pending_enc": "sealed"}
     lease = {"queue": "interactions", "lease_s": 10.0}

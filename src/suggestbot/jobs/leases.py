@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from suggestbot import metrics
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.requests import first_poll_delay
+from suggestbot.jobs.poll_groups import cursor_of, workspace_group
 from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
@@ -127,6 +128,9 @@ class LeaseHolder(ABC):
         # Per workspace, the listing page each watched run was last met on: its next poll
         # reads that page, not every page before it.
         self._positions: dict[str | None, RunPositions] = {}
+        # Request id -> the cursor of the listing page its claimed poll was filed under (by
+        # whichever replica read it last): placed on that page when handed to its sweep.
+        self._page_of: dict[str, str] = {}
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self.owner = owner_id()
@@ -169,11 +173,15 @@ class LeaseHolder(ABC):
             self._drop(request_id)
         self.watching.wake()
 
-    def watch_runs(self, delays: Mapping[str, float]) -> None:
+    def watch_runs(
+        self, delays: Mapping[str, float], *, groups: Mapping[str, str] | None = None
+    ) -> None:
         """:meth:`watch_run` of a sweep page's runs, in one write: the polls this process holds
         are released due at their next time (one statement per thousand); one held no longer
         (another replica claimed it once its lease ran out, or the request was cancelled) is
-        left to whoever has it now. A poll this process never held is scheduled as before."""
+        left to whoever has it now. A poll this process never held is scheduled as before.
+        ``groups``: the group each poll is filed under from now on (``jobs.poll_groups``: the
+        listing page its run was met on), where the sweep knows it."""
         if not delays:
             return
         now = time.time()
@@ -183,13 +191,15 @@ class LeaseHolder(ABC):
         with self._lock:
             held = {rid: at for rid, at in due.items() if rid in self._leased}
         polls = self._polls()
-        released = set(polls.release_many(held, owner=self.owner)) if held else set()
+        released = set(polls.release_many(held, owner=self.owner, groups=groups)) if held else set()
         lost = [rid for rid in held if rid not in released]
         if lost:
             log.info("%d poll(s) were no longer this process's to reschedule", len(lost))
         unheld = {rid: at for rid, at in due.items() if rid not in held}
         if unheld:
-            polls.schedule_grouped(unheld, groups=self._groups_of(unheld))
+            filed = self._groups_of(unheld)
+            filed.update((rid, group) for rid, group in (groups or {}).items() if rid in unheld)
+            polls.schedule_grouped(unheld, groups=filed)
         for request_id in due:
             self._drop(request_id)
         self.watching.wake()
@@ -199,7 +209,10 @@ class LeaseHolder(ABC):
         its polls together (``""`` for none). The requests are read together (on a database,
         a round trip per thousand), never every active request for a few of them."""
         found = self._deps().records.requests.get_many(request_ids)
-        return {rid: (found[rid].team_id or "") if rid in found else "" for rid in request_ids}
+        return {
+            rid: workspace_group(found[rid].team_id if rid in found else None)
+            for rid in request_ids
+        }
 
     def _polls(self) -> WorkQueue:
         return self._deps().records.run_polls
@@ -217,6 +230,7 @@ class LeaseHolder(ABC):
         """This process no longer holds the request's poll (an idle local entry goes too)."""
         with self._lock:
             self._leased.pop(request_id, None)
+            self._page_of.pop(request_id, None)
         self.watching.discard(request_id)
 
     def _give_back(self, items: Iterable[Due]) -> None:
@@ -268,8 +282,11 @@ class LeaseHolder(ABC):
             return
         _count_taken_over(claims)
         for claim in claims:
+            cursor = cursor_of(claim.group)
             with self._lock:
                 self._leased[claim.key] = now
+                if cursor is not None:
+                    self._page_of[claim.key] = cursor
             self.watching.put(claim.key, claim.due_at)
 
     @property
@@ -394,11 +411,14 @@ class LeaseHolder(ABC):
                 placed.forget([run_id])
 
     def _positions_of(self, team: str | None) -> RunPositions:
-        """Where the workspace's watched runs sit in its run listing (only runs watched here
-        are remembered)."""
+        """Where the workspace's runs sit in its run listing: every run its walks met, not
+        only those whose poll this process held then, so that a poll claimed later (falling
+        due after the walk passed its page, as the oldest runs' do one after another when
+        thousands are watched at once) is read from its page instead of a walk of its own. A
+        walk goes no further back than the oldest run it seeks, and the map has a bound."""
         with self._lock:
             positions = self._positions.get(team)
             if positions is None:
-                positions = RunPositions(keep=self._request_of_run.__contains__)
+                positions = RunPositions()
                 self._positions[team] = positions
             return positions

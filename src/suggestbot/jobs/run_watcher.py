@@ -53,6 +53,7 @@ from suggestbot.flows.common import requests
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.home import tab as home
 from suggestbot.flows.refine import turns
+from suggestbot.jobs.poll_groups import page_group
 from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store.records import Request
@@ -201,7 +202,9 @@ def sweep(
     def act(items: Sequence[GenerationRun], cursor: str | None) -> None:
         if positions is not None:
             positions.met((run.id for run in items), cursor)
-        _act_on_page(deps, items, watched, time.time(), hand_over, claim_finished, handed, settled)
+        _act_on_page(
+            deps, items, cursor, watched, time.time(), hand_over, claim_finished, handed, settled
+        )
 
     def read_placed(pass_no: int) -> None:
         """The known pages of the runs whose poll is due by now, earliest due first."""
@@ -306,6 +309,7 @@ def sweep(
 def _act_on_page(
     deps: Deps,
     runs: Sequence[GenerationRun],
+    cursor: str | None,
     watched: dict[str, tuple[Request, float, int]],
     arrived: float,
     hand_over: HandOver,
@@ -313,11 +317,14 @@ def _act_on_page(
     handed: set[str],
     settled: Settled | None,
 ) -> None:
-    """The watched runs on a page that arrived at ``arrived``: each rescheduled from then, or
-    handed over; other finished runs on it handed over when their request can be claimed. The
-    page's next polls are written together (one statement, not a commit per run)."""
+    """The watched runs on the page ``cursor`` asked for, which arrived at ``arrived``: each
+    rescheduled from then, or handed over; other finished runs on it handed over when their
+    request can be claimed. The page's next polls are written together (one statement, not a
+    commit per run), filed under the page (``jobs.poll_groups``), so that whichever replica
+    claims them next reads this page for them."""
     rescheduled: list[str] = []
     delays: dict[str, float] = {}
+    groups: dict[str, str] = {}
     for run in runs:
         entry = watched.pop(run.id, None)
         if entry is not None:
@@ -330,6 +337,7 @@ def _act_on_page(
                 delay_s = _next_delay(deps, req, at, read_at=arrived)
                 if delay_s is not None:
                     delays[req.id] = delay_s
+                    groups[req.id] = page_group(req.team_id, cursor)
                 rescheduled.append(req.id)
         elif RunStatus(run.status).is_terminal:
             request_id = claim_finished(run.id)
@@ -337,7 +345,7 @@ def _act_on_page(
                 hand_over(request_id, run)
                 handed.add(request_id)
     if delays:
-        deps.timers.watch_runs(delays)
+        deps.timers.watch_runs(delays, groups=groups)
     if settled is not None and rescheduled:
         settled(rescheduled)
 

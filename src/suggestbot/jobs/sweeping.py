@@ -74,6 +74,10 @@ class Sweeping(LeaseHolder):
                 with self._lock:
                     self._request_of_run[req.run_id] = req.id
                     self._run_of_request[req.id] = req.run_id
+                    cursor = self._page_of.pop(req.id, None)
+                if cursor is not None:
+                    # Filed under the page it was last met on (perhaps by another replica).
+                    self._positions_of(req.team_id).met([req.run_id], cursor)
         with self._lock:
             for team, items in by_team.items():
                 self._to_sweeper(deps, team, items)

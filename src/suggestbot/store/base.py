@@ -378,10 +378,18 @@ class Store(ABC):
         (done). False, and nothing changes, when ``owner`` no longer holds it."""
 
     @abstractmethod
-    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+    def release_many(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        owner: str,
+        groups: Mapping[str, str] | None = None,
+    ) -> list[str]:
         """:meth:`release` of many keys at once, each due again at its time (``{key: due_at}``),
         in few writes; the keys ``owner`` still held (the others are left as they are). A sweep
-        rescheduling a page of runs must not pay a commit for each.
+        rescheduling a page of runs must not pay a commit for each. With ``groups``, each key
+        named there is filed under its new group as it is released (the others keep theirs).
         """
 
     def shared_now(self) -> float:

@@ -166,18 +166,27 @@ class LeaseBook:
                 held.append(key)
         return held
 
-    def release(self, key: str, *, owner: str, due_at: float | None) -> bool:
+    def release(
+        self, key: str, *, owner: str, due_at: float | None, group: str | None = None
+    ) -> bool:
         unit = self._units.get(key)
         if unit is None or unit.owner != owner:
             return False
         if due_at is None:
             del self._units[key]
         else:
-            self._push(key, _Unit(due_at, group=unit.group))
+            self._push(key, _Unit(due_at, group=unit.group if group is None else group))
         return True
 
-    def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:
-        return [key for key, at in due.items() if self.release(key, owner=owner, due_at=at)]
+    def release_many(
+        self, due: Mapping[str, float], *, owner: str, groups: Mapping[str, str] | None = None
+    ) -> list[str]:
+        regroup = groups or {}
+        return [
+            key
+            for key, at in due.items()
+            if self.release(key, owner=owner, due_at=at, group=regroup.get(key))
+        ]
 
     def holders(self, *, now: float) -> int:
         return len(

@@ -208,9 +208,19 @@ class LocalStore(Store):
         with self._lock:
             return self._book(queue, (key,)).release(key, owner=owner, due_at=due_at)
 
-    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
+    def release_many(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        owner: str,
+        groups: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        if groups:
+            for group in groups.values():
+                check_key(group)
         with self._lock:
-            return self._book(queue, due).release_many(due, owner=owner)
+            return self._book(queue, due).release_many(due, owner=owner, groups=groups)
 
     def schedule_grouped(
         self,

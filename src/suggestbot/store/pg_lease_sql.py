@@ -117,6 +117,13 @@ _UNNEST_GROUPED = (
     "unnest(CAST(:keys AS text[]), CAST(:dues AS double precision[]), CAST(:groups AS text[])) "
     f"AS u(key, due, grp), {CLOCK}"
 )
+RELEASE_MANY_GROUPED = text(
+    f"WITH {LOCKED_IN_ORDER} "
+    f"UPDATE work_leases AS w SET due_at = {_U_DUE}, ready_at = {_U_DUE}, owner = NULL, "
+    f"lease_until = NULL, grp = u.grp FROM locked, {_UNNEST_GROUPED} "
+    "WHERE w.queue = :queue AND w.key = locked.key AND u.key = locked.key "
+    "AND w.owner = :owner RETURNING w.key"
+)
 SCHEDULE_GROUPED_IF_ABSENT = text(
     "INSERT INTO work_leases (queue, key, due_at, ready_at, grp) "
     f"SELECT :queue, u.key, {_U_DUE}, {_U_DUE}, u.grp FROM {_UNNEST_GROUPED} ORDER BY u.key "

@@ -31,6 +31,7 @@ from suggestbot.store.pg_lease_sql import (
     RELEASE,
     RELEASE_DONE,
     RELEASE_MANY,
+    RELEASE_MANY_GROUPED,
     RENEW,
     SCHEDULE_GROUPED,
     SCHEDULE_GROUPED_IF_ABSENT,
@@ -85,14 +86,40 @@ class PgLeases(PgConnections):
         statement = SCHEDULE_MANY_IF_ABSENT if if_absent else SCHEDULE_MANY
         return self._write_many(queue, due, statement, {})
 
-    def release_many(self, queue: str, due: Mapping[str, float], *, owner: str) -> list[str]:
-        return self._write_many(queue, due, RELEASE_MANY, {"owner": owner})
+    def release_many(
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        *,
+        owner: str,
+        groups: Mapping[str, str] | None = None,
+    ) -> list[str]:
+        if not groups:
+            return self._write_many(queue, due, RELEASE_MANY, {"owner": owner})
+        for group in groups.values():
+            check_key(group)
+        regrouped = {key: at for key, at in due.items() if key in groups}
+        kept = {key: at for key, at in due.items() if key not in groups}
+        written = set(self._write_many(queue, kept, RELEASE_MANY, {"owner": owner}))
+        written.update(
+            self._write_many(
+                queue, regrouped, RELEASE_MANY_GROUPED, {"owner": owner}, groups=groups
+            )
+        )
+        return [key for key in due if key in written]
 
     def _write_many(
-        self, queue: str, due: Mapping[str, float], statement: Any, extra: dict[str, Any]
+        self,
+        queue: str,
+        due: Mapping[str, float],
+        statement: Any,
+        extra: dict[str, Any],
+        *,
+        groups: Mapping[str, str] | None = None,
     ) -> list[str]:
         """One statement (and commit) per ``BULK_KEYS`` keys, taken in key order (see
-        ``pg_lease_sql.LOCKED_IN_ORDER``); the keys it wrote, in the order given."""
+        ``pg_lease_sql.LOCKED_IN_ORDER``); the keys it wrote, in the order given. With
+        ``groups``, each batch also carries its keys' groups (``:groups``)."""
         self._check_queue(queue, due)
         keys = list(due)
         written: set[str] = set()
@@ -100,6 +127,8 @@ class PgLeases(PgConnections):
         for start in range(0, len(in_order), BULK_KEYS):
             batch = in_order[start : start + BULK_KEYS]
             params: dict[str, Any] = {"queue": queue, "keys": batch, **extra, **self._at(0.0)}
+            if groups is not None:
+                params["groups"] = [groups[k] for k in batch]
             with self._transaction() as connection:
                 params["dues"] = self._due_in([due[k] for k in batch])
                 written.update(connection.execute(statement, params).scalars())

@@ -117,13 +117,16 @@ class WorkQueue:
         """
         return self.store.release(self.name, key, owner=owner, due_at=due_at)
 
-    def release_many(self, due: Mapping[str, float], *, owner: str) -> list[str]:
-        """Release many held units, each due again at its time (``{key: due_at}``).
+    def release_many(
+        self, due: Mapping[str, float], *, owner: str, groups: Mapping[str, str] | None = None
+    ) -> list[str]:
+        """Release many held units, each due again at its time (``{key: due_at}``), those
+        named in ``groups`` filed under their new group.
 
         Returns:
             The keys that were still ``owner``'s.
         """
-        return self.store.release_many(self.name, due, owner=owner)
+        return self.store.release_many(self.name, due, owner=owner, groups=groups)
 
     def holders(self, *, now: float) -> int:
         """How many distinct owners hold a live lease in this queue at ``now``."""

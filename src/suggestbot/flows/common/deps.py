@@ -34,9 +34,12 @@ class Timers(Protocol):
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         """Poll the request's run in ``delay_s`` seconds (replaces a pending send)."""
 
-    def watch_runs(self, delays: Mapping[str, float]) -> None:
+    def watch_runs(
+        self, delays: Mapping[str, float], *, groups: Mapping[str, str] | None = None
+    ) -> None:
         """:meth:`watch_run` of many requests at once (``{request_id: delay_s}``), the polls of
-        one page of the run listing, written together."""
+        one page of the run listing, written together; ``groups``: what each is filed under
+        from now on (the page it was met on), when known."""
 
     def resume_watch(self, request_id: str) -> None:
         """At start: watch at once, unless its poll is already scheduled (by another replica)."""

@@ -1,0 +1,197 @@
+"""One workspace's polls shared by two replicas, page by page of its run listing.
+
+A workspace with thousands of watched runs is more than one replica's sweep reads on time. Its
+runs sit on listing pages that stay put, so once a walk has met them, each page's polls are
+filed under that page and the replicas split the pages: while one replica reads a page, the
+other serves the workspace's other pages, reading each one directly (no walk from the first
+page), though it never met those runs itself.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+from jobs_helpers import create_runs, store_only_deps
+
+from suggestbot.contentapi import ContentClient, GenerationRun, Page
+from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.sandbox import Sandbox
+from suggestbot.store import SqliteStore
+from suggestbot.store.records import Records, Request
+
+SCALE = 0.1  # the 10 s poll is 1 s
+
+
+class Gate:
+    """Holds replica A inside one read of a page that is not the first, until replica B has
+    read a page that is not the first (or 10 s have passed)."""
+
+    def __init__(self) -> None:
+        self.armed = threading.Event()
+        self.a_inside = threading.Event()
+        self.b_read_meanwhile = threading.Event()
+        self.released = threading.Event()
+        self.b_came_in_time = False
+        self._lock = threading.Lock()
+        self._used = False
+
+    def hold_a(self) -> None:
+        with self._lock:
+            if self._used or not self.armed.is_set():
+                return
+            self._used = True
+        self.a_inside.set()
+        self.b_came_in_time = self.b_read_meanwhile.wait(10)
+        self.a_inside.clear()
+        self.released.set()
+
+
+class NotedListing:
+    """A replica's content client that notes the listing pages it reads (by cursor)."""
+
+    def __init__(self, client: ContentClient, name: str, gate: Gate) -> None:
+        self._client = client
+        self.name = name
+        self.gate = gate
+        self.cursors: list[str | None] = []
+        self._lock = threading.Lock()
+
+    def list_runs_page(self, *, cursor: str | None = None, **kwargs: Any) -> Page[GenerationRun]:
+        if self.name == "A" and cursor is not None:
+            self.gate.hold_a()
+        page = self._client.list_runs_page(cursor=cursor, **kwargs)
+        with self._lock:
+            self.cursors.append(cursor)
+        if self.name == "B" and cursor is not None and self.gate.a_inside.is_set():
+            self.gate.b_read_meanwhile.set()
+        return page
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._client, name)
+
+
+class Replica:
+    def __init__(self, records: Records, content: NotedListing) -> None:
+        self.scheduler = Scheduler(workers=2)
+        self.timers = SchedulerTimers(self.scheduler)
+        self.listing = content
+        self.deps = store_only_deps(
+            timers=self.timers, content=cast(ContentClient, content), poll_scale=SCALE
+        )
+        self.deps.records = records
+        self.timers.deps = self.deps
+
+    def start(self) -> Replica:
+        self.scheduler.start()
+        self.timers.start()
+        return self
+
+    def stop(self) -> None:
+        self.timers.stop()
+        self.scheduler.shutdown()
+
+
+@pytest.fixture
+def records(tmp_path: Path) -> Iterator[Records]:
+    store = SqliteStore(tmp_path / "s.sqlite")
+    yield Records(store)
+    store.close()
+
+
+def _wait_until(condition: Any, timeout_s: float = 15) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+def test_while_one_replica_reads_a_page_the_other_serves_the_workspaces_other_pages(
+    box: Sandbox, machine: ContentClient, records: Records
+) -> None:
+    runs = create_runs(box, machine, 400)  # four pages of one workspace
+    watched = []
+    for run in runs:
+        req = Request(
+            team_id="T1",
+            user_id="U1",
+            channel_id="C1",
+            body={"type": "steered_generation"},
+            state="submitted",
+            run_id=run.id,
+            run_status="queued",
+            sent_at=time.time(),
+        )
+        records.requests.put(req.id, req)
+        watched.append(req.id)
+    gate = Gate()
+    a = Replica(records, NotedListing(machine, "A", gate)).start()
+    b: Replica | None = None
+    try:
+        # A alone meets every run first (a walk of the four pages), as after a quiet spell.
+        records.run_polls.schedule_grouped(dict.fromkeys(watched, time.time()), groups={})
+        _wait_until(lambda: len(a.listing.cursors) >= 4)
+        b = Replica(records, NotedListing(machine, "B", gate)).start()
+        _wait_until(lambda: a.timers.live_replicas == 2 and b.timers.live_replicas == 2)
+        gate.armed.set()
+        _wait_until(gate.a_inside.is_set)
+        _wait_until(gate.released.is_set)
+        # B read another page of the same workspace while A was inside its read.
+        assert gate.b_came_in_time
+        _wait_until(lambda: len(b.listing.cursors) >= 6)
+    finally:
+        gate.b_read_meanwhile.set()
+        a.stop()
+        if b is not None:
+            b.stop()
+    # B never walked for the runs A had met: it read their pages directly, each page once a
+    # poll interval at most, not the first page and every one after it.
+    assert b.listing.cursors.count(None) <= len(b.listing.cursors) // 3, b.listing.cursors
+
+
+def test_polls_falling_due_page_after_page_are_read_from_their_pages_after_one_walk(
+    box: Sandbox, machine: ContentClient, records: Records
+) -> None:
+    """Thousands of runs watched at once (a start, a takeover): the oldest fall due first, and
+    they sit on the last pages. The walk that finds the first of them passes every newer
+    page, and the polls that fall due after it are read from those pages, not each by a walk
+    of its own from the first page."""
+    runs = create_runs(box, machine, 400)  # four pages; runs[:100] the oldest, on the last
+    start = time.time() + 0.5
+    due: dict[str, float] = {}
+    for n, run in enumerate(runs):
+        req = Request(
+            team_id="T1",
+            user_id="U1",
+            channel_id="C1",
+            body={"type": "steered_generation"},
+            state="submitted",
+            run_id=run.id,
+            run_status="queued",
+            sent_at=time.time(),
+        )
+        records.requests.put(req.id, req)
+        due[req.id] = start + (n // 100) * 0.3  # a page at a time, oldest page first
+    replica = Replica(records, NotedListing(machine, "A", Gate())).start()
+    try:
+        records.run_polls.schedule_grouped(due, groups=dict.fromkeys(due, "T1"))
+        _wait_until(lambda: len(replica.listing.cursors) >= 7)
+        time.sleep(0.3)  # anything more the first polls would cost
+    finally:
+        replica.stop()
+    cursors = replica.listing.cursors
+    second_page = cursors[1]
+    walks = sum(
+        1
+        for n, cursor in enumerate(cursors[:-1])
+        if cursor is None and cursors[n + 1] == second_page
+    )
+    # One walk (the first page, then on) for the oldest; the polls that fell due after it were
+    # read from their pages (the newest page, which moves, from the top, on its own).
+    assert walks == 1, cursors
+    assert len(cursors[:7]) == len(set(cursors[:7])) + 3, cursors  # four pages, three again
