@@ -8,7 +8,9 @@ authorization reads from), with the semantics of slack_sdk's own stores:
 - ``find_installation`` without a user gives the latest, with a user that user's; either way
   with the workspace's current bot token;
 - ``delete_bot`` / ``delete_installation`` / ``delete_all`` serve ``tokens_revoked`` and
-  ``app_uninstalled``.
+  ``app_uninstalled``;
+- every save and delete is told, once written, to whoever asked with :meth:`on_change` (what
+  keeps tokens in memory drops that workspace's at once).
 
 Bot and user tokens, refresh tokens and incoming-webhook URLs go through the
 :class:`~suggestbot.store.TokenVault`; the records hold only their ciphertext.
@@ -21,6 +23,8 @@ install (no team) is keyed by its enterprise (``E:<enterprise>``).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from slack_sdk.oauth.installation_store import Bot, Installation, InstallationStore
 
@@ -31,6 +35,10 @@ from suggestbot.store.workspaces import StoredBot, StoredInstallation
 log = logging.getLogger(__name__)
 
 LATEST = "latest"
+
+# Told the team id of each workspace whose installation or bot was saved or deleted; None when
+# a change may concern any team (an org-wide install).
+ChangeListener = Callable[[str | None], None]
 
 
 def workspace_key(
@@ -58,6 +66,7 @@ class EncryptedInstallationStore(InstallationStore):
         self._vault = vault
         self.client_id = client_id
         self._logger = log
+        self._listeners: list[ChangeListener] = []
 
     def __repr__(self) -> str:
         return f"EncryptedInstallationStore(client_id={self.client_id!r})"
@@ -65,6 +74,21 @@ class EncryptedInstallationStore(InstallationStore):
     @property
     def logger(self) -> logging.Logger:
         return self._logger
+
+    def on_change(self, listener: ChangeListener) -> None:
+        """Tell ``listener`` of every save and delete, after it is written (so what it reads
+        next is the new state), even when the write failed part way."""
+        self._listeners.append(listener)
+
+    @contextmanager
+    def _changing(self, team_id: str | None, *, org_wide: bool | None = False) -> Iterator[None]:
+        try:
+            yield
+        finally:
+            # An org-wide install may be what any of its teams is served with.
+            changed = team_id if team_id and not org_wide else None
+            for listener in self._listeners:
+                listener(changed)
 
     # -- encryption ------------------------------------------------------------------------
     def _seal(self, value: str | None) -> str | None:
@@ -75,68 +99,70 @@ class EncryptedInstallationStore(InstallationStore):
 
     # -- writing ---------------------------------------------------------------------------
     def save(self, installation: Installation) -> None:
-        key = workspace_key(
-            enterprise_id=installation.enterprise_id,
-            team_id=installation.team_id,
-            is_enterprise_install=installation.is_enterprise_install,
-        )
-        if installation.bot_token is not None:
-            self.save_bot(installation.to_bot())
-        record = StoredInstallation(
-            app_id=installation.app_id,
-            enterprise_id=installation.enterprise_id,
-            enterprise_name=installation.enterprise_name,
-            enterprise_url=installation.enterprise_url,
-            team_id=installation.team_id,
-            team_name=installation.team_name,
-            bot_token_enc=self._seal(installation.bot_token),
-            bot_id=installation.bot_id,
-            bot_user_id=installation.bot_user_id,
-            bot_scopes=list(installation.bot_scopes or []),
-            bot_refresh_token_enc=self._seal(installation.bot_refresh_token),
-            bot_token_expires_at=installation.bot_token_expires_at,
-            user_id=installation.user_id,
-            user_token_enc=self._seal(installation.user_token),
-            user_scopes=list(installation.user_scopes or []),
-            user_refresh_token_enc=self._seal(installation.user_refresh_token),
-            user_token_expires_at=installation.user_token_expires_at,
-            incoming_webhook_url_enc=self._seal(installation.incoming_webhook_url),
-            incoming_webhook_channel=installation.incoming_webhook_channel,
-            incoming_webhook_channel_id=installation.incoming_webhook_channel_id,
-            incoming_webhook_configuration_url=installation.incoming_webhook_configuration_url,
-            is_enterprise_install=bool(installation.is_enterprise_install),
-            token_type=installation.token_type,
-            installed_at=installation.installed_at,
-        )
-        self._installations.put(f"{key}:{LATEST}", record)
-        if installation.user_id:
-            self._installations.put(f"{key}:user:{installation.user_id}", record)
-        log.info("saved the installation of workspace %s", installation.team_id)
+        with self._changing(installation.team_id, org_wide=installation.is_enterprise_install):
+            key = workspace_key(
+                enterprise_id=installation.enterprise_id,
+                team_id=installation.team_id,
+                is_enterprise_install=installation.is_enterprise_install,
+            )
+            if installation.bot_token is not None:
+                self.save_bot(installation.to_bot())
+            record = StoredInstallation(
+                app_id=installation.app_id,
+                enterprise_id=installation.enterprise_id,
+                enterprise_name=installation.enterprise_name,
+                enterprise_url=installation.enterprise_url,
+                team_id=installation.team_id,
+                team_name=installation.team_name,
+                bot_token_enc=self._seal(installation.bot_token),
+                bot_id=installation.bot_id,
+                bot_user_id=installation.bot_user_id,
+                bot_scopes=list(installation.bot_scopes or []),
+                bot_refresh_token_enc=self._seal(installation.bot_refresh_token),
+                bot_token_expires_at=installation.bot_token_expires_at,
+                user_id=installation.user_id,
+                user_token_enc=self._seal(installation.user_token),
+                user_scopes=list(installation.user_scopes or []),
+                user_refresh_token_enc=self._seal(installation.user_refresh_token),
+                user_token_expires_at=installation.user_token_expires_at,
+                incoming_webhook_url_enc=self._seal(installation.incoming_webhook_url),
+                incoming_webhook_channel=installation.incoming_webhook_channel,
+                incoming_webhook_channel_id=installation.incoming_webhook_channel_id,
+                incoming_webhook_configuration_url=installation.incoming_webhook_configuration_url,
+                is_enterprise_install=bool(installation.is_enterprise_install),
+                token_type=installation.token_type,
+                installed_at=installation.installed_at,
+            )
+            self._installations.put(f"{key}:{LATEST}", record)
+            if installation.user_id:
+                self._installations.put(f"{key}:user:{installation.user_id}", record)
+            log.info("saved the installation of workspace %s", installation.team_id)
 
     def save_bot(self, bot: Bot) -> None:
-        if bot.bot_token is None:
-            return
-        key = workspace_key(
-            enterprise_id=bot.enterprise_id,
-            team_id=bot.team_id,
-            is_enterprise_install=bot.is_enterprise_install,
-        )
-        record = StoredBot(
-            app_id=bot.app_id,
-            enterprise_id=bot.enterprise_id,
-            enterprise_name=bot.enterprise_name,
-            team_id=bot.team_id,
-            team_name=bot.team_name,
-            bot_token_enc=self._vault.encrypt(bot.bot_token),
-            bot_id=bot.bot_id,
-            bot_user_id=bot.bot_user_id,
-            bot_scopes=list(bot.bot_scopes or []),
-            bot_refresh_token_enc=self._seal(bot.bot_refresh_token),
-            bot_token_expires_at=bot.bot_token_expires_at,
-            is_enterprise_install=bool(bot.is_enterprise_install),
-            installed_at=bot.installed_at,
-        )
-        self._bots.put(key, record)
+        with self._changing(bot.team_id, org_wide=bot.is_enterprise_install):
+            if bot.bot_token is None:
+                return
+            key = workspace_key(
+                enterprise_id=bot.enterprise_id,
+                team_id=bot.team_id,
+                is_enterprise_install=bot.is_enterprise_install,
+            )
+            record = StoredBot(
+                app_id=bot.app_id,
+                enterprise_id=bot.enterprise_id,
+                enterprise_name=bot.enterprise_name,
+                team_id=bot.team_id,
+                team_name=bot.team_name,
+                bot_token_enc=self._vault.encrypt(bot.bot_token),
+                bot_id=bot.bot_id,
+                bot_user_id=bot.bot_user_id,
+                bot_scopes=list(bot.bot_scopes or []),
+                bot_refresh_token_enc=self._seal(bot.bot_refresh_token),
+                bot_token_expires_at=bot.bot_token_expires_at,
+                is_enterprise_install=bool(bot.is_enterprise_install),
+                installed_at=bot.installed_at,
+            )
+            self._bots.put(key, record)
 
     # -- reading ---------------------------------------------------------------------------
     def find_bot(
@@ -236,20 +262,24 @@ class EncryptedInstallationStore(InstallationStore):
 
     # -- deleting --------------------------------------------------------------------------
     def delete_bot(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
-        if self._bots.delete(key):
-            log.info("deleted the bot token of workspace %s", team_id or enterprise_id)
+        with self._changing(team_id):
+            key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
+            if self._bots.delete(key):
+                log.info("deleted the bot token of workspace %s", team_id or enterprise_id)
 
     def delete_installation(
         self, *, enterprise_id: str | None, team_id: str | None, user_id: str | None = None
     ) -> None:
-        key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
-        doomed = [f"{key}:user:{user_id}"] if user_id is not None else self._keys_under(key)
-        for each in doomed:
-            self._installations.delete(each)
-        if user_id is not None:
-            # The latest installation carries this person's tokens when they installed last.
-            self._installations.update(f"{key}:{LATEST}", lambda kept: _without_user(kept, user_id))
+        with self._changing(team_id):
+            key = workspace_key(enterprise_id=enterprise_id, team_id=team_id)
+            doomed = [f"{key}:user:{user_id}"] if user_id is not None else self._keys_under(key)
+            for each in doomed:
+                self._installations.delete(each)
+            if user_id is not None:
+                # The latest installation carries this person's tokens when they installed last.
+                self._installations.update(
+                    f"{key}:{LATEST}", lambda kept: _without_user(kept, user_id)
+                )
 
     def _keys_under(self, key: str) -> list[str]:
         """The keys of a workspace's installations. Each record under ``T:<team>`` holds that
