@@ -559,3 +559,23 @@ def test_a_placed_run_that_joins_early_is_read_once_its_poll_is_due(
     read_at, cursor = listed.pages[0]
     assert cursor is not None  # its own page, not the first one
     assert due_at <= read_at < due_at + 0.25
+
+
+def test_runs_read_together_from_their_page_stay_due_together(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """A page's runs fall due over a while (briefs come in over time); the page is read once
+    its first is due, and its others, read with it a little early, are due again with it: the
+    next interval one read of the page serves them all, not one for each claim that took some."""
+    runs = create_runs(box, machine, 250)
+    oldest = _watch(deps, runs[:6])  # on the last page
+    positions = RunPositions()
+    run_watcher.sweep(deps, oldest, hand_over=lambda rid, run: None, positions=positions)
+    now = time.time()
+    spread = [Due(item.request_id, now + 0.1 * n) for n, item in enumerate(oldest)]
+
+    run_watcher.sweep(deps, spread, hand_over=lambda rid, run: None, positions=positions)
+
+    nexts = [_next_polls(deps)[item.request_id] for item in spread]
+    assert max(nexts) - min(nexts) < 0.05, nexts  # one interval (1 s scaled) after the read
+    assert min(nexts) >= now + 1.0 - 0.05  # and never sooner than an interval after the first

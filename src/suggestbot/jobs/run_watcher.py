@@ -23,10 +23,14 @@ failure. Transient trouble reaching the service just means the next poll comes l
 
 Each run keeps the guidance's spacing between the times its state is *read* (its listing page
 arrived, or its single poll answered): the next poll is due one interval after this one was
-due or was read, whichever came later. A poll is read at most the sweep's early tolerance
-before it is due (see ``jobs.leases``), so two reads of a run are never closer than one
-interval minus that tolerance. A run met on a page read for other runs is not polled by it
-(nothing is rescheduled), except that a finished one is settled at once.
+due or was read, whichever came later — or, for a run met on a page that stays put (reached
+by a cursor), one interval after the read: the runs of such a page read together stay due
+together, so that one read of the page serves them all each interval instead of a read for
+each claim that took some of them. A poll is read at most the sweep's early tolerance before
+it is due (see ``jobs.leases``), and a page is read once its first run is due, so two reads of
+a run are never closer than one interval minus that tolerance. A run met on a page read for
+other runs is not polled by it (nothing is rescheduled), except that a finished one is
+settled at once.
 """
 
 from __future__ import annotations
@@ -334,7 +338,7 @@ def _act_on_page(
                 hand_over(req.id, run)
                 handed.add(req.id)
             else:
-                delay_s = _next_delay(deps, req, at, read_at=arrived)
+                delay_s = _next_delay(deps, req, at, read_at=arrived, together=cursor is not None)
                 if delay_s is not None:
                     delays[req.id] = delay_s
                     groups[req.id] = page_group(req.team_id, cursor)
@@ -420,7 +424,12 @@ def _again(deps: Deps, req: Request, due_at: float | None, *, read_at: float | N
 
 
 def _next_delay(
-    deps: Deps, req: Request, due_at: float | None, *, read_at: float | None
+    deps: Deps,
+    req: Request,
+    due_at: float | None,
+    *,
+    read_at: float | None,
+    together: bool = False,
 ) -> float | None:
     """Seconds from now to the next poll: one interval after this poll was due or was read,
     whichever came later; None (and the request failed) once the run has been watched too long.
@@ -428,6 +437,9 @@ def _next_delay(
     From when it was due when it was read early (to join a sweep), so the run keeps its
     rhythm; from when it was read when it was read late, so that a late read followed by an
     early one never puts two reads closer than the guidance allows (less the early tolerance).
+    ``together``: read with the other runs of a page that stays put, so from the read either
+    way — the page's runs stay due together (its first was due when it was read, so none of
+    them ends up read early again and again).
     """
     # Its age on the clock it was sent by (the database's when replicas share one).
     elapsed = deps.shared_now() - (req.sent_at or req.created_at)
@@ -438,5 +450,5 @@ def _next_delay(
     interval = delay * deps.poll_scale
     now = time.time()
     read = now if read_at is None else read_at
-    start = read if due_at is None else max(due_at, read)
+    start = read if due_at is None or together else max(due_at, read)
     return start + interval - now
