@@ -1046,10 +1046,11 @@ def _recording_sandbox(admin_key: str) -> int:
 # ---------------------------------------------------------------- PostgreSQL and replicas
 
 
-def bench_pg_cluster() -> Any:
+def bench_pg_cluster(*, statements: bool = False) -> Any:
     """A throwaway PostgreSQL 15 cluster on loopback (the tests' ``tests/pg_cluster.py``,
     loaded by path), started with ``fsync`` on: every commit reaches the disk, as in
-    production (the tests turn it off)."""
+    production (the tests turn it off). ``statements``: with ``pg_stat_statements`` loaded,
+    to say which statements the time went to (see :func:`top_statements`)."""
     import importlib.util
 
     path = Path(__file__).resolve().parent.parent / "tests" / "pg_cluster.py"
@@ -1068,6 +1069,7 @@ def bench_pg_cluster() -> Any:
                     "-c max_connections=300",
                     "-c fsync=on",
                     "-c synchronous_commit=on",
+                    *(["-c shared_preload_libraries=pg_stat_statements"] if statements else []),
                 ]
             )
             self._run(
@@ -1077,6 +1079,38 @@ def bench_pg_cluster() -> Any:
             self._running = True
 
     return DurableCluster().start()
+
+
+def reset_statements(db_url: str) -> None:
+    """Start counting statements afresh (the extension is created where missing)."""
+    import psycopg
+
+    with psycopg.connect(db_url, autocommit=True) as connection:
+        connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        connection.execute("SELECT pg_stat_statements_reset()")
+
+
+def top_statements(db_url: str, *, per: int, limit: int = 25) -> list[dict[str, Any]]:
+    """The statements that took the most server time since :func:`reset_statements`, each
+    with its calls and milliseconds per ``per`` (a brief, say) and its text's start."""
+    import psycopg
+
+    with psycopg.connect(db_url, autocommit=True) as connection:
+        rows = connection.execute(
+            "SELECT calls, total_exec_time, rows, query FROM pg_stat_statements "
+            "WHERE query NOT LIKE '%%pg_stat_statements%%' "
+            "ORDER BY total_exec_time DESC LIMIT %s",
+            (limit,),
+        ).fetchall()
+    return [
+        {
+            "calls_per": round(calls / per, 2),
+            "ms_per": round(total_ms / per, 3),
+            "rows_per_call": round(n / calls, 1) if calls else 0,
+            "query": " ".join(query.split())[:160],
+        }
+        for calls, total_ms, n, query in rows
+    ]
 
 
 class ServeReplica:

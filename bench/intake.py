@@ -111,11 +111,13 @@ from benchkit import (
     machine,
     quiet_logging,
     report,
+    reset_statements,
     round_robin_proxy,
     sandbox_process,
     send_signed_timed,
     spread,
     suggest_command,
+    top_statements,
     wait_until,
 )
 from slack_sdk.oauth.installation_store import Installation
@@ -302,6 +304,7 @@ class Stack:
     admin: httpx.Client  # the sandbox's admin API
     records: Records  # the app's store, read by this process
     meter: CpuMeter
+    db_url: str | None  # the replicas' database
 
 
 def replica_env(
@@ -341,10 +344,10 @@ def app_store(data_dir: Path, db_url: str | None) -> Iterator[Records]:
 
 
 @contextlib.contextmanager
-def postgres_cluster(name: str) -> Iterator[tuple[str, int]]:
+def postgres_cluster(name: str, *, statements: bool) -> Iterator[tuple[str, int]]:
     """A throwaway cluster with one database at the newest schema; yields its URL and the
     postmaster's pid. Removed on the way out, also on an error or Ctrl-C."""
-    cluster = bench_pg_cluster()
+    cluster = bench_pg_cluster(statements=statements)
     try:
         db_url = cluster.create_database(name)
         with PostgresStore(db_url, check_schema=False) as store:
@@ -384,7 +387,9 @@ def side_stack(side: str, args: argparse.Namespace, work: Path) -> Iterator[Stac
     with contextlib.ExitStack() as stack:
         db_url, pg_pid = None, None
         if side == "replicas":
-            db_url, pg_pid = stack.enter_context(postgres_cluster("bench_intake"))
+            db_url, pg_pid = stack.enter_context(
+                postgres_cluster("bench_intake", statements=args.statements)
+            )
         sandbox_pid, sandbox_url = stack.enter_context(sandbox_process(admin_key=admin_key))
         emu = stack.enter_context(SlackEmulator(manifest=app_manifest()))
         emu.rationing.off()
@@ -425,7 +430,7 @@ def side_stack(side: str, args: argparse.Namespace, work: Path) -> Iterator[Stac
             )
             pids["proxy"] = proxy_pid
         records = stack.enter_context(app_store(data_dir, db_url))
-        yield Stack(emu, people, url, admin, records, CpuMeter(pids))
+        yield Stack(emu, people, url, admin, records, CpuMeter(pids), db_url)
 
 
 # ---------------------------------------------------------------- one run
@@ -478,6 +483,9 @@ def warm_up(stack: Stack, timeout_s: float) -> None:
 
 def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     """Send ``--briefs`` briefs and wait until each has its run; the run's figures."""
+    counting = args.statements and stack.db_url is not None
+    if counting:
+        reset_statements(stack.db_url)
     load_before = load_average()[0]
     cpu_before = stack.meter.read()
     sent, wall_s = send_briefs(stack, MEASURED, args.briefs, args.concurrency)
@@ -485,6 +493,7 @@ def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     complete = wait_for_runs(stack, args.briefs, args.timeout)
     cpu_after = stack.meter.read()
     load_after = load_average()[0]
+    statements = top_statements(stack.db_url, per=args.briefs) if counting else None
     briefs = [r for r in stack.records.requests.values() if r.steering_text.startswith(MEASURED)]
     return {
         **intake_figures(briefs, first_sent, expected=args.briefs, complete=complete),
@@ -492,6 +501,7 @@ def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
         "cpu_ms_per_brief": cpu_ms_per_brief(cpu_before, cpu_after, args.briefs),
         "load_1min_before": load_before,
         "load_1min_after": load_after,
+        **({"statements_per_brief": statements} if statements is not None else {}),
     }
 
 
@@ -557,6 +567,12 @@ def run_side(side: str, rep: int, args: argparse.Namespace, work: Path) -> dict[
         warm_up(stack, args.timeout)
         figures = measure(stack, args)
     print(f"{side}, repetition {rep}: {figures['intake_per_s']} briefs/s", file=sys.stderr)
+    for row in figures.get("statements_per_brief", []):
+        print(
+            f"  {row['ms_per']:8.3f} ms {row['calls_per']:6.2f} calls {row['rows_per_call']:7.1f}"
+            f" rows/call  {row['query']}",
+            file=sys.stderr,
+        )
     return {"side": side, "repetition": rep, **figures, "app_log_warnings": log_warnings(folder)}
 
 
@@ -632,6 +648,11 @@ def main() -> int:
     parser.add_argument("--sides", default=",".join(SIDES), help="one, replicas or both")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds for a run's intake")
     parser.add_argument("--quick", action="store_true", help="300 briefs, 3 people a workspace")
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="replicas: which PostgreSQL statements the time went to (pg_stat_statements)",
+    )
     parser.add_argument("--keep-logs", type=Path, help="keep the app's logs and stores here")
     args = parser.parse_args()
     sides = [s.strip() for s in args.sides.split(",") if s.strip()]
