@@ -579,3 +579,26 @@ def test_runs_read_together_from_their_page_stay_due_together(
     nexts = [_next_polls(deps)[item.request_id] for item in spread]
     assert max(nexts) - min(nexts) < 0.05, nexts  # one interval (1 s scaled) after the read
     assert min(nexts) >= now + 1.0 - 0.05  # and never sooner than an interval after the first
+
+
+def test_a_walk_for_new_runs_begins_once_one_is_due_and_they_stay_due_together(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """New runs (on the first page, which moves) are found by a walk from the top: it begins
+    when the first of them is due, not as soon as they are taken out, and the ones read with it
+    a little early are due again with it, so the next interval one walk serves them all."""
+    watched = _watch(deps, create_runs(box, machine, 5))
+    listed = ListedAt(machine)
+    deps.content = cast(ContentClient, listed)
+    first_due = time.time() + 0.3
+    spread = [Due(item.request_id, first_due + 0.1 * n) for n, item in enumerate(watched)]
+
+    run_watcher.sweep(
+        deps, spread, hand_over=lambda rid, run: None, more=lambda: [], positions=RunPositions()
+    )
+
+    [(read_at, cursor)] = listed.pages
+    assert cursor is None
+    assert first_due <= read_at < first_due + 0.25
+    nexts = [_next_polls(deps)[item.request_id] for item in spread]
+    assert max(nexts) - min(nexts) < 0.05, nexts

@@ -23,12 +23,13 @@ failure. Transient trouble reaching the service just means the next poll comes l
 
 Each run keeps the guidance's spacing between the times its state is *read* (its listing page
 arrived, or its single poll answered): the next poll is due one interval after this one was
-due or was read, whichever came later — or, for a run met on a page that stays put (reached
-by a cursor), one interval after the read: the runs of such a page read together stay due
-together, so that one read of the page serves them all each interval instead of a read for
-each claim that took some of them. A poll is read at most the sweep's early tolerance before
-it is due (see ``jobs.leases``), and a page is read once its first run is due, so two reads of
-a run are never closer than one interval minus that tolerance. A run met on a page read for
+due or was read, whichever came later — or, for a run the watcher's sweeps read (they know
+where runs sit), one interval after the read: a page is read, and a walk from the first page
+begins, only once a run sought there is due, so the runs read together stay due together and
+one read serves them all each interval instead of a read for each claim that took some of
+them. A poll is read at most the sweep's early tolerance before it is due (see
+``jobs.leases``), so two reads of a run are never closer than one interval minus that
+tolerance. A run met on a page read for
 other runs is not polled by it (nothing is rescheduled), except that a finished one is
 settled at once.
 """
@@ -207,7 +208,16 @@ def sweep(
         if positions is not None:
             positions.met((run.id for run in items), cursor)
         _act_on_page(
-            deps, items, cursor, watched, time.time(), hand_over, claim_finished, handed, settled
+            deps,
+            items,
+            positions is not None,
+            watched,
+            time.time(),
+            hand_over,
+            claim_finished,
+            handed,
+            settled,
+            page=cursor,
         )
 
     def read_placed(pass_no: int) -> None:
@@ -250,8 +260,16 @@ def sweep(
         if not watched:
             break
         read_placed(pass_no)
-        walking = any(unplaced(run_id) for run_id in watched)
-        if not (walking and time.monotonic() >= walk_at):
+        # A walk may begin once a pass period has gone by and (with positions) once a run it
+        # seeks is due: the runs it reads together are then due again together.
+        sought_due = min(
+            (at for run_id, (_, at, _) in watched.items() if unplaced(run_id)), default=math.inf
+        )
+        walking = sought_due < math.inf
+        walk_from = time.time() + walk_at - time.monotonic()
+        if positions is not None:
+            walk_from = max(walk_from, sought_due)
+        if not (walking and time.time() >= walk_from):
             if not watched:
                 continue
             # Wait for the next page that falls due, or for the next walk.
@@ -260,7 +278,7 @@ def sweep(
                 default=math.inf,
             )
             if walking:
-                next_at = min(next_at, time.time() + walk_at - time.monotonic())
+                next_at = min(next_at, walk_from)
             if put_back is not None and keep_rolling is not None and not keep_rolling():
                 put_back([Due(req.id, at) for req, at, _ in watched.values()], next_at)
                 return handed
@@ -313,19 +331,23 @@ def sweep(
 def _act_on_page(
     deps: Deps,
     runs: Sequence[GenerationRun],
-    cursor: str | None,
+    together: bool,
     watched: dict[str, tuple[Request, float, int]],
     arrived: float,
     hand_over: HandOver,
     claim_finished: ClaimFinished,
     handed: set[str],
     settled: Settled | None,
+    *,
+    page: str | None,
 ) -> None:
-    """The watched runs on the page ``cursor`` asked for, which arrived at ``arrived``: each
-    rescheduled from then, or handed over; other finished runs on it handed over when their
-    request can be claimed. The page's next polls are written together (one statement, not a
-    commit per run), filed under the page (``jobs.poll_groups``), so that whichever replica
-    claims them next reads this page for them."""
+    """The watched runs on the page ``page`` asked for (a cursor; None: the first page), which
+    arrived at ``arrived``: each rescheduled from then, or handed over; other finished runs on
+    it handed over when their request can be claimed. The page's next polls are written
+    together (one statement, not a commit per run), filed under the page
+    (``jobs.poll_groups``), so that whichever replica claims them next reads this page for
+    them. ``together``: pages are read once a run sought there is due, so the page's runs are
+    due again together, from the read (see :func:`_next_delay`)."""
     rescheduled: list[str] = []
     delays: dict[str, float] = {}
     groups: dict[str, str] = {}
@@ -338,10 +360,10 @@ def _act_on_page(
                 hand_over(req.id, run)
                 handed.add(req.id)
             else:
-                delay_s = _next_delay(deps, req, at, read_at=arrived, together=cursor is not None)
+                delay_s = _next_delay(deps, req, at, read_at=arrived, together=together)
                 if delay_s is not None:
                     delays[req.id] = delay_s
-                    groups[req.id] = page_group(req.team_id, cursor)
+                    groups[req.id] = page_group(req.team_id, page)
                 rescheduled.append(req.id)
         elif RunStatus(run.status).is_terminal:
             request_id = claim_finished(run.id)
@@ -437,9 +459,9 @@ def _next_delay(
     From when it was due when it was read early (to join a sweep), so the run keeps its
     rhythm; from when it was read when it was read late, so that a late read followed by an
     early one never puts two reads closer than the guidance allows (less the early tolerance).
-    ``together``: read with the other runs of a page that stays put, so from the read either
-    way — the page's runs stay due together (its first was due when it was read, so none of
-    them ends up read early again and again).
+    ``together``: read with the other runs of its page, so from the read either way — the
+    page's runs stay due together (the page was read once the first of them was due, so none
+    of them ends up read early again and again).
     """
     # Its age on the clock it was sent by (the database's when replicas share one).
     elapsed = deps.shared_now() - (req.sent_at or req.created_at)
