@@ -85,6 +85,7 @@ from benchkit import (
 )
 
 from suggestbot.jobs.leases import EARLY_SHARE
+from suggestbot.jobs.poll_groups import workspace_group
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import TokenVault, generate_key
@@ -211,7 +212,8 @@ def seed(
         cursor.copy(copy_in) as copy,
     ):
         for key, due in first.items():
-            copy.write_row(("run_polls", key, due, due, team_of[key]))
+            # Filed as the brief flow files a new run's poll: under its workspace's walk groups.
+            copy.write_row(("run_polls", key, due, due, workspace_group(team_of[key], key)))
     return run_of, first
 
 

@@ -20,6 +20,7 @@ from jobs_helpers import create_runs, store_only_deps
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Page
 from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.poll_groups import workspace_group
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.sandbox import Sandbox
 from suggestbot.store import SqliteStore
@@ -60,6 +61,7 @@ class NotedListing:
         self.name = name
         self.gate = gate
         self.cursors: list[str | None] = []
+        self.first_read: float | None = None
         self._lock = threading.Lock()
 
     def list_runs_page(self, *, cursor: str | None = None, **kwargs: Any) -> Page[GenerationRun]:
@@ -68,6 +70,8 @@ class NotedListing:
         page = self._client.list_runs_page(cursor=cursor, **kwargs)
         with self._lock:
             self.cursors.append(cursor)
+            if self.first_read is None:
+                self.first_read = time.time()
         if self.name == "B" and cursor is not None and self.gate.a_inside.is_set():
             self.gate.b_read_meanwhile.set()
         return page
@@ -114,7 +118,7 @@ def _wait_until(condition: Any, timeout_s: float = 15) -> None:
 def test_while_one_replica_reads_a_page_the_other_serves_the_workspaces_other_pages(
     box: Sandbox, machine: ContentClient, records: Records
 ) -> None:
-    runs = create_runs(box, machine, 400)  # four pages of one workspace
+    runs = create_runs(box, machine, 800)  # eight pages of one workspace
     watched = []
     for run in runs:
         req = Request(
@@ -133,9 +137,9 @@ def test_while_one_replica_reads_a_page_the_other_serves_the_workspaces_other_pa
     a = Replica(records, NotedListing(machine, "A", gate)).start()
     b: Replica | None = None
     try:
-        # A alone meets every run first (a walk of the four pages), as after a quiet spell.
+        # A alone meets every run first (a walk of the eight pages), as after a quiet spell.
         records.run_polls.schedule_grouped(dict.fromkeys(watched, time.time()), groups={})
-        _wait_until(lambda: len(a.listing.cursors) >= 4)
+        _wait_until(lambda: len(a.listing.cursors) >= 8)
         b = Replica(records, NotedListing(machine, "B", gate)).start()
         _wait_until(lambda: a.timers.live_replicas == 2 and b.timers.live_replicas == 2)
         gate.armed.set()
@@ -195,3 +199,43 @@ def test_polls_falling_due_page_after_page_are_read_from_their_pages_after_one_w
     # read from their pages (the newest page, which moves, from the top, on its own).
     assert walks == 1, cursors
     assert len(cursors[:7]) == len(set(cursors[:7])) + 3, cursors  # four pages, three again
+
+
+def test_a_workspace_whose_runs_are_all_still_to_be_found_is_walked_by_both_replicas(
+    box: Sandbox, machine: ContentClient, records: Records
+) -> None:
+    """At a start (or the first start after an upgrade) every run of a workspace is still to
+    be found by a walk: its polls are filed under a few walk groups, so both replicas walk for
+    their share at once instead of one replica serving every poll until its walk has placed
+    them."""
+    gate = Gate()
+    a = Replica(records, NotedListing(machine, "A", gate)).start()
+    b = Replica(records, NotedListing(machine, "B", gate)).start()
+    try:
+        _wait_until(lambda: a.timers.live_replicas == 2 and b.timers.live_replicas == 2)
+        due: dict[str, float] = {}
+        due_at = time.time() + 0.5
+        for run in create_runs(box, machine, 400):
+            req = Request(
+                team_id="T1",
+                user_id="U1",
+                channel_id="C1",
+                body={"type": "steered_generation"},
+                state="submitted",
+                run_id=run.id,
+                run_status="queued",
+                sent_at=time.time(),
+            )
+            records.requests.put(req.id, req)
+            due[req.id] = due_at
+        # As the brief flow files a new run's poll.
+        records.run_polls.schedule_grouped(
+            due, groups={rid: workspace_group("T1", rid) for rid in due}
+        )
+        _wait_until(lambda: time.time() > due_at + 0.8)
+    finally:
+        a.stop()
+        b.stop()
+    # Within the first interval (1 s) after they fell due, both replicas walked the listing.
+    assert a.listing.first_read is not None and b.listing.first_read is not None
+    assert max(a.listing.first_read, b.listing.first_read) < due_at + 0.8

@@ -6,11 +6,13 @@ as units of work in the store held under leases (:mod:`.leases`) and swept per w
   of work in the store too (``records.run_sends``), claimed by one process once due (never
   early) and run on the scheduler's workers (job id ``request:<id>``).
 - **Polls** of submitted runs are units of work in the store (``records.run_polls``), filed
-  under their workspace and claimed **by workspace** (``Store.claim_due_grouped``): a
-  workspace's due polls go to the one process that holds a lease in it, or, when none does,
-  to one process as a whole, so that several replicas on one database split the workspaces,
-  never poll one run twice at once, and a workspace's runs are served by one walk of its run
-  listing (100 runs a page) instead of each replica reading its scattered share one by one.
+  under the page of their workspace's run listing they were last met on (or a walk group of
+  the workspace until then, ``jobs.poll_groups``) and claimed **by group**
+  (``Store.claim_due_grouped``): a group's due polls go to the one process that holds a lease
+  in it, or, when none does, to one process as a whole, so that several replicas on one
+  database split the pages, never poll one run twice at once, and a page's runs are served by
+  one read of it (100 runs a page) instead of each replica reading its scattered share one by
+  one.
   One watch thread claims what is due (plus what falls due within the early tolerance) into a
   local :class:`~suggestbot.jobs.watch_list.WatchList`, takes it out, groups it by workspace
   and hands each group to a sweeper (:func:`~suggestbot.jobs.run_watcher.sweep`); while a

@@ -1,12 +1,14 @@
 """Work held under leases in the store: what this process claims, renews and gives back.
 
-Polls of submitted runs (``records.run_polls``) are claimed **by workspace**
-(``Store.claim_due_grouped``): a workspace's due polls go to the one process that holds a lease in
-it, or, when none does, to one process as a whole, so replicas on one database split the
-workspaces and never poll one run twice at once. Sends (``records.run_sends``) are claimed once
-due, never early. Each replica keeps a heartbeat unit so that the live ones split the workspaces
-fairly. Leases are renewed every third of the lease period; a process that dies holding leases
-loses them when they run out, and another claims that work within one lease period.
+Polls of submitted runs (``records.run_polls``) are claimed **by group**
+(``Store.claim_due_grouped``, groups named in ``jobs.poll_groups``: a page of a workspace's run
+listing, or one of its walk groups): a group's due polls go to the one process that holds a
+lease in it, or, when none does, to one process as a whole, so replicas on one database split
+the pages and workspaces and never poll one run twice at once. Sends (``records.run_sends``)
+are claimed once due, never early. Each replica keeps a heartbeat unit so that the live ones
+split the groups fairly. Leases are renewed every third of the lease period; a process that
+dies holding leases loses them when they run out, and another claims that work within one
+lease period.
 
 :class:`LeaseHolder` is the state and the store side of
 :class:`~suggestbot.jobs.lease_engine.SchedulerTimers`; :mod:`~suggestbot.jobs.sweeping` hands
@@ -205,12 +207,13 @@ class LeaseHolder(ABC):
         self.watching.wake()
 
     def _groups_of(self, request_ids: Collection[str]) -> dict[str, str]:
-        """The group each request's poll is filed under: its workspace, whose run listing serves
-        its polls together (``""`` for none). The requests are read together (on a database,
-        a round trip per thousand), never every active request for a few of them."""
+        """The group each request's poll is filed under until a walk of its workspace's run
+        listing has met its run: one of the workspace's walk groups (``jobs.poll_groups``). The
+        requests are read together (on a database, a round trip per thousand), never every
+        active request for a few of them."""
         found = self._deps().records.requests.get_many(request_ids)
         return {
-            rid: workspace_group(found[rid].team_id if rid in found else None)
+            rid: workspace_group(found[rid].team_id if rid in found else None, rid)
             for rid in request_ids
         }
 

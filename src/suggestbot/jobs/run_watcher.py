@@ -363,7 +363,7 @@ def _act_on_page(
                 delay_s = _next_delay(deps, req, at, read_at=arrived, together=together)
                 if delay_s is not None:
                     delays[req.id] = delay_s
-                    groups[req.id] = page_group(req.team_id, page)
+                    groups[req.id] = page_group(req.team_id, page, req.id)
                 rescheduled.append(req.id)
         elif RunStatus(run.status).is_terminal:
             request_id = claim_finished(run.id)
