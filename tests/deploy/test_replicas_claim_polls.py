@@ -1,7 +1,7 @@
 """Two ``suggestbot serve`` processes on one PostgreSQL, within Slack's budget, split the run
-polls through leases in the database: each run is polled by one replica at a time (a
-workspace's runs by the one walking them), and when that one is SIGKILLed the other takes its
-runs over and every result is posted once.
+polls through leases in the database: each run is polled by one replica at a time (a page of
+a workspace's run listing by the one reading it), and when that one is SIGKILLed the other
+takes its runs over and every result is posted once.
 
 What each replica held, and when, comes from a trigger the test adds to ``work_leases``: every
 change of a unit's holder is written down with the database's clock, so the test sees the
@@ -124,8 +124,8 @@ def test_two_replicas_split_the_polls_and_one_killed_is_taken_over(
         # (results posted without waiting, as within Slack's budget) was seldom caught.
         outside.sandbox.faults.latency_s = {"GET /v1/generation-runs*": 1.0}
 
-        # One workspace's polls are walked by one replica at a time (the other serves other
-        # workspaces): the one caught holding polls is killed, whichever it is.
+        # A group of polls (a page, or runs still to be found) is one replica's at a time: the
+        # one caught holding polls is killed, whichever it is.
         caught: list[ServeProcess] = []
 
         def frozen_holding() -> bool:
