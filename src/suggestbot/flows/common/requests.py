@@ -326,9 +326,8 @@ def submit(deps: Deps, request_id: str, *, root_says_sending: bool = False) -> N
     req = deps.records.requests.get(request_id)
     if req is None or req.state not in ("new", "sending", "delayed"):
         return
-    linked = linking.is_linked(deps, team_id=req.team_id, user_id=req.user_id)
-    user = deps.records.users.get(user_key(req.team_id, req.user_id))
-    if not linked or user is None:
+    user = linking.working_link(deps, team_id=req.team_id, user_id=req.user_id)
+    if user is None:
         _wait_for_user(deps, request_id)
         _ask_to_connect(deps, req, "not_linked")
         return

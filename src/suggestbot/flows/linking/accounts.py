@@ -109,14 +109,20 @@ def link_of(deps: Deps, *, team_id: str, user_id: str) -> LinkedUser | None:
 def is_linked(deps: Deps, *, team_id: str, user_id: str) -> bool:
     """Whether the user has a working link. With the built-in sandbox (no service configured)
     a Slack user is linked to a sandbox user on first use, so the app can be tried at once."""
+    return working_link(deps, team_id=team_id, user_id=user_id) is not None
+
+
+def working_link(deps: Deps, *, team_id: str, user_id: str) -> LinkedUser | None:
+    """The user's link when it works (linked on first use with the built-in sandbox, as
+    :func:`is_linked` says), else None: one read of the link where it works already."""
     user = link_of(deps, team_id=team_id, user_id=user_id)
     if user is not None and user.state == "linked":
-        return True
+        return user
     if deps.auto_link is None:
-        return False
+        return None
     token = deps.auto_link(team_id, user_id)
     linked = verify_and_link(deps, team_id=team_id, user_id=user_id, token=token)
-    return linked is LinkResult.LINKED
+    return link_of(deps, team_id=team_id, user_id=user_id) if linked is LinkResult.LINKED else None
 
 
 def open_connect_modal(
