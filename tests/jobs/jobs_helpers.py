@@ -3,13 +3,14 @@ runs in the sandbox for the watcher to poll."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from suggestbot.contentapi import ContentClient, GenerationRun, SteeredGenerationRequest
 from suggestbot.flows.common.deps import Deps
 from suggestbot.sandbox import Sandbox
 from suggestbot.store import MemoryStore
-from suggestbot.store.records import Records
+from suggestbot.store.records import Records, Request
 
 
 def store_only_deps(**given: Any) -> Deps:
@@ -31,3 +32,18 @@ def create_runs(box: Sandbox, machine: ContentClient, count: int) -> list[Genera
         steering_text="Autumn offers for trail runners",
     )
     return [user.create_run(request=brief) for _ in range(count)]
+
+
+def submitted(run_id: str, *, team_id: str = "T1") -> Request:
+    """A request whose run ``run_id`` was submitted, as the brief flow leaves it."""
+    return Request(
+        team_id=team_id,
+        user_id="U1",
+        channel_id="C1",
+        body={"type": "steered_generation"},
+        state="submitted",
+        run_id=run_id,
+        run_status="queued",
+        attempt=0,
+        sent_at=time.time(),
+    )

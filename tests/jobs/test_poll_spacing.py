@@ -17,10 +17,9 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
-from jobs_helpers import store_only_deps
+from jobs_helpers import store_only_deps, submitted
 
 from suggestbot.contentapi import (
-    ClientCredentialsAuth,
     ContentClient,
     GenerationRun,
     SteeredGenerationRequest,
@@ -31,7 +30,6 @@ from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due
 from suggestbot.sandbox import Sandbox
 from suggestbot.sandbox.faults import RunTiming
-from suggestbot.store.records import Request
 
 SCALE = 0.1
 INTERVAL_S = 10.0 * SCALE
@@ -109,16 +107,6 @@ def box() -> Iterator[Sandbox]:
     yield sandbox
 
 
-@pytest.fixture
-def machine(box: Sandbox) -> Iterator[ContentClient]:
-    with box.serve() as server:
-        auth = ClientCredentialsAuth(
-            server.url + "/auth/token", box.demo.client_id, box.demo.client_secret
-        )
-        with ContentClient(server.url, auth=auth, sleep=lambda s: None) as client:
-            yield client
-
-
 def test_no_run_is_read_sooner_than_the_guidance_allows(
     box: Sandbox, machine: ContentClient
 ) -> None:
@@ -143,17 +131,7 @@ def test_no_run_is_read_sooner_than_the_guidance_allows(
     try:
         rng = random.Random(16)
         for run in watched:
-            req = Request(
-                team_id="T1",
-                user_id="U1",
-                channel_id="C1",
-                body={"type": "steered_generation"},
-                state="submitted",
-                run_id=run.id,
-                run_status="queued",
-                attempt=0,
-                sent_at=time.time(),
-            )
+            req = submitted(run.id)
             deps.records.requests.put(req.id, req)
             timers.watch_run(req.id, delay_s=rng.uniform(0, INTERVAL_S))
 

@@ -11,7 +11,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 import pytest
-from jobs_helpers import create_runs, store_only_deps
+from jobs_helpers import create_runs, store_only_deps, submitted
 
 from suggestbot.contentapi import (
     ContentClient,
@@ -96,17 +96,7 @@ def _watch(deps: Deps, runs: list[GenerationRun]) -> list[Due]:
     """Requests in state ``submitted`` for ``runs``, as the brief flow leaves them, all due."""
     due = []
     for run in runs:
-        req = Request(
-            team_id="T1",
-            user_id="U1",
-            channel_id="C1",
-            body={"type": "steered_generation"},
-            state="submitted",
-            run_id=run.id,
-            run_status="queued",
-            attempt=0,
-            sent_at=time.time(),
-        )
+        req = submitted(run.id)
         deps.records.requests.put(req.id, req)
         due.append(Due(req.id, time.time()))
     return due
