@@ -4,6 +4,7 @@
 - :mod:`~suggestbot.installations.store` — Slack installations, tokens encrypted at rest;
 - :mod:`~suggestbot.installations.state` — the OAuth ``state`` parameter, signed and single-use;
 - :mod:`~suggestbot.installations.tokens` — each workspace's bot token, rotated when it expires;
+- :mod:`~suggestbot.installations.token_cache` — those tokens, kept in memory for a few seconds;
 - :mod:`~suggestbot.installations.service` — each workspace's service credentials and client.
 
 What is done with them lives above: admins set the service credentials in App Home

@@ -7,6 +7,10 @@ Both go through one :class:`SerialTokenRotator`, which refreshes a workspace's t
 caller at a time and from what is stored, so two threads never spend the same refresh token
 (the second would get ``invalid_refresh_token`` and the workspace would be locked out).
 
+:class:`BotTokens` keeps each token for a few seconds
+(:mod:`~suggestbot.installations.token_cache`), unless it is close enough to expiry to be
+refreshed before those seconds are up.
+
 :class:`TeamWebClient` is the ``WebClient`` the flows use in a multi-workspace install: every
 call carries the bot token of the workspace in :mod:`~suggestbot.installations.scope`.
 """
@@ -24,7 +28,8 @@ from slack_sdk.oauth.installation_store import Installation, InstallationStore
 from slack_sdk.oauth.token_rotation import TokenRotator
 
 from suggestbot.installations.scope import current_team
-from suggestbot.installations.store import workspace_key
+from suggestbot.installations.store import EncryptedInstallationStore, workspace_key
+from suggestbot.installations.token_cache import BotTokenCache
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +112,11 @@ def _with_bot_of(installation: Installation, source: Installation) -> Installati
 class BotTokens:
     """The current bot token of a workspace, refreshed first when it is about to expire.
 
+    A token read from the store is kept for a few seconds (a burst of Slack calls reads it
+    once), but never one that should be refreshed before then, and never "not installed" (an
+    install handled by another replica works here at once). The store tells the cache of each
+    save and delete, so a token deleted or replaced in this process is never used again.
+
     Args:
         installations: the installation store.
         rotator: refreshes expiring tokens (shared with Bolt's authorization).
@@ -117,7 +127,7 @@ class BotTokens:
     def __init__(
         self,
         *,
-        installations: InstallationStore,
+        installations: EncryptedInstallationStore,
         rotator: SerialTokenRotator,
         expiration_minutes: int = DEFAULT_EXPIRATION_MINUTES,
         clock: Callable[[], float] = time.time,
@@ -126,25 +136,36 @@ class BotTokens:
         self._rotator = rotator
         self._window_s = expiration_minutes * 60
         self._expiration_minutes = expiration_minutes
-        self._clock = clock
+        self._cache = BotTokenCache(clock=clock)
+        installations.on_change(self._cache.forget)
 
     def __repr__(self) -> str:
         return f"BotTokens(expiration_minutes={self._expiration_minutes})"
 
     def bot_token(self, team_id: str) -> str | None:
         """The workspace's bot token, or None when the app is not installed there."""
+        kept = self._cache.get(team_id)
+        if kept is not None:
+            return kept
+        lookup = self._cache.start_lookup()
         installation = self._installations.find_installation(enterprise_id=None, team_id=team_id)
         if installation is None or installation.bot_token is None:
             return None
+        token = installation.bot_token
         expires_at = installation.bot_token_expires_at
-        if installation.bot_refresh_token is None or expires_at is None:
-            return installation.bot_token
-        if expires_at > self._clock() + self._window_s:
-            return installation.bot_token
+        refresh_from = None if expires_at is None else expires_at - self._window_s
+        if refresh_from is None or refresh_from > lookup.at + self._cache.ttl_s:
+            self._cache.keep(team_id, token, lookup)
+            return token
+        if installation.bot_refresh_token is None or refresh_from > lookup.at:
+            # Due for a refresh before the entry would expire (or never refreshable): not kept.
+            return token
+        # The refresh saves the new token, so this lookup keeps nothing; the next one reads the
+        # new token back and keeps it.
         rotated = self._rotator.perform_token_rotation(
             installation=installation, minutes_before_expiration=self._expiration_minutes
         )
-        return rotated.bot_token if rotated is not None else installation.bot_token
+        return rotated.bot_token if rotated is not None else token
 
 
 class TeamWebClient(WebClient):
