@@ -14,6 +14,7 @@ from deploy_helpers import (
 )
 
 from suggestbot.flows.workspace.uninstall import UNINSTALLED
+from suggestbot.installations.scope import team_scope
 from suggestbot.sandbox.faults import RunTiming
 from suggestbot.store.sqlite import DB_FILENAME
 from suggestbot.ui.messages import t
@@ -130,11 +131,14 @@ def test_app_uninstalled_removes_the_workspace_and_stops_its_work(world: OAuthWo
         what="the brief to be submitted",
     )
 
+    tenancy = world.app.tenancy
+    assert tenancy is not None
+    with team_scope(north.team_id):
+        assert tenancy.slack.token is not None  # and kept for the next few seconds
+
     revoked, uninstalled = north.slack.uninstall_app()
 
     assert revoked.status == uninstalled.status == 200
-    tenancy = world.app.tenancy
-    assert tenancy is not None
     # The listeners ack first and clean up right after.
     wait_for(
         lambda: (
@@ -143,6 +147,8 @@ def test_app_uninstalled_removes_the_workspace_and_stops_its_work(world: OAuthWo
         ),  # type: ignore[union-attr]
         what="the workspace to be forgotten",
     )
+    with team_scope(north.team_id):
+        assert tenancy.slack.token is None  # not the one kept a moment ago
     installations = tenancy.installations
     assert installations.find_installation(enterprise_id=None, team_id=north.team_id) is None
     assert installations.find_bot(enterprise_id=None, team_id=north.team_id) is None
