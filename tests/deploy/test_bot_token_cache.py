@@ -3,11 +3,8 @@ and a token this process deleted, replaced or refreshed is never used again."""
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +22,7 @@ from suggestbot.installations.tokens import (
     SerialTokenRotator,
     TeamWebClient,
 )
+from suggestbot.slackemu import SlackCloud, SlackEmulator
 from suggestbot.store import SqliteStore, TokenVault, generate_key
 from suggestbot.store.sqlite import DB_FILENAME
 
@@ -304,54 +302,21 @@ def test_no_token_shows_in_a_repr(app: App) -> None:
 # -- real Slack calls ---------------------------------------------------------------------
 
 
-class FakeSlack:
-    """Answers every Web API call ``ok`` on loopback, noting the token each carried."""
-
-    def __init__(self) -> None:
-        self.tokens: list[str] = []
-        seen = self.tokens
-
-        class Answer(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                seen.append(self.headers.get("Authorization", "").removeprefix("Bearer "))
-                body = json.dumps({"ok": True}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/api/"
-
-    def __enter__(self) -> FakeSlack:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-
 @pytest.mark.loopback
 def test_a_burst_of_slack_calls_in_two_workspaces_reads_each_once(app: App) -> None:
-    app.install(NORTH, "xoxb-north-1")
-    app.install(SOUTH, "xoxb-south-1")
-    with FakeSlack() as slack:
-        client = TeamWebClient(tokens=app.tokens, base_url=slack.url)
-        for n in range(10):
+    north = SlackEmulator(team_id=NORTH, team_domain="north")
+    south = SlackEmulator(team_id=SOUTH, team_domain="south")
+    app.install(NORTH, north.bot_token)
+    app.install(SOUTH, south.bot_token)
+    answered_for: list[str] = []
+    with SlackCloud(north, south) as cloud:
+        client = TeamWebClient(tokens=app.tokens, base_url=cloud.api_url)
+        for _ in range(10):
             for team in (NORTH, SOUTH):
                 with team_scope(team):
-                    client.chat_postMessage(channel="C1", text=f"message {n}")
+                    answered_for.append(client.auth_test()["team_id"])
 
-    assert slack.tokens == ["xoxb-north-1", "xoxb-south-1"] * 10
+    # Each call carried its own workspace's token (Slack names the workspace that issued it).
+    assert answered_for == [NORTH, SOUTH] * 10
     # slack_sdk reads the client's token twice a call: 40 reads of the store without the cache.
     assert app.reads(NORTH) == app.reads(SOUTH) == 1
