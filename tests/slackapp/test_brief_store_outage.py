@@ -5,11 +5,14 @@ again once its run was accepted."""
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import pytest
 
 from suggestbot.flows.common.deps import Deps
+from suggestbot.jobs.lease_engine import SchedulerTimers
+from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.slackapp.inputs.brief import resume_when_store_is_back
 from suggestbot.store import MemoryStore, StoreUnavailable, TokenVault, generate_key
 from suggestbot.store.codec import Record
@@ -38,6 +41,9 @@ class RecordedTimers:
         self.calls.append(("watch", request_id))
 
     def send_later(self, request_id: str, *, at: float) -> None:
+        self.calls.append(("send", request_id))
+
+    def resume_send(self, request_id: str, *, at: float) -> None:
         self.calls.append(("send", request_id))
 
     def hold_send(self, request_id: str) -> None:
@@ -110,3 +116,33 @@ def test_a_store_that_stays_away_leaves_it_to_the_next_start(
         resume_when_store_is_back(_deps(store, timers), "r1", every_s=0.001, give_up_s=0.05)
     assert timers.calls == []
     assert "it is resumed at the next start" in caplog.text
+
+
+def test_a_send_another_replica_took_over_meanwhile_is_left_to_it() -> None:
+    """The outage outlasted this replica's hold on the send, and another replica claimed it
+    once the store was back: taking the brief up again here leaves that claim alone (were the
+    send written anew, a third claimer could send the brief beside the one sending it, and the
+    service would make two runs of it)."""
+    store = MemoryStore()
+    scheduler = Scheduler(workers=1)
+    timers = SchedulerTimers(scheduler)
+    deps = Deps(
+        records=Records(store),
+        vault=TokenVault([generate_key()]),
+        content=None,  # type: ignore[arg-type]
+        slack=None,  # type: ignore[arg-type]
+        timers=timers,
+    )
+    timers.deps = deps
+    req = _request("sending")
+    deps.records.requests.put(req.id, req)
+    now = time.time()
+    sends = deps.records.run_sends
+    sends.schedule(req.id, due_at=now - 5)  # this replica's hold ran out in the outage
+    assert sends.claim_keys([req.id], owner="other replica", now=now, lease_s=60)
+
+    resume_when_store_is_back(deps, req.id, every_s=0.001, give_up_s=1)
+
+    assert sends.claim_due(owner="third", now=now + 1, due_by=now + 1, lease_s=1, limit=9) == []
+    assert sends.release(req.id, owner="other replica", due_at=None)  # still its own
+    scheduler.shutdown(wait=False)

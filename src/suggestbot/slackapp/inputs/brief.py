@@ -119,7 +119,8 @@ def resume_when_store_is_back(
 ) -> None:
     """Wait (in this background thread) until the store answers, then hand the request to the
     timers by the state it reached: sent (again) if no run was accepted yet — a run already
-    created is adopted, not created twice — else watched."""
+    created is adopted, not created twice, and a send still written down (another replica may
+    hold it by now) is left to its claimer — else watched."""
     deadline = time.monotonic() + give_up_s
     while True:
         try:
@@ -138,7 +139,10 @@ def resume_when_store_is_back(
     if req is None:
         return
     if req.state in ("new", "sending", "delayed"):
-        deps.timers.send_later(request_id, at=deps.clock())
+        # Unless its send is still written down: the hold this process lost in the outage runs
+        # out and whichever replica claims it then sends once. Sending it again now would
+        # free that unit while another replica that took it over is creating the run.
+        deps.timers.resume_send(request_id, at=deps.clock())
     elif req.state in ("submitted", "posting"):
         deps.timers.watch_run(request_id, delay_s=0)
     else:
