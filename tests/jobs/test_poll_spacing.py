@@ -17,12 +17,11 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
-from jobs_helpers import store_only_deps, submitted
+from jobs_helpers import create_runs, store_only_deps, submitted
 
 from suggestbot.contentapi import (
     ContentClient,
     GenerationRun,
-    SteeredGenerationRequest,
 )
 from suggestbot.jobs.lease_engine import SchedulerTimers
 from suggestbot.jobs.leases import EARLY_SHARE
@@ -110,14 +109,7 @@ def box() -> Iterator[Sandbox]:
 def test_no_run_is_read_sooner_than_the_guidance_allows(
     box: Sandbox, machine: ContentClient
 ) -> None:
-    user = machine.as_user(box.demo.user_token)
-    brief = SteeredGenerationRequest(
-        type="steered_generation",
-        segment_id=box.demo.segment_id,
-        use_case_id=box.demo.use_case_id,
-        steering_text="Winter gloves for cyclists",
-    )
-    runs = [user.create_run(request=brief) for _ in range(120)]
+    runs = create_runs(box, machine, 120)
     watched = runs[::3]  # spread over the whole listing, old and new
     reads = PollReads()
     scheduler = Scheduler(workers=3)

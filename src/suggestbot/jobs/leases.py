@@ -199,8 +199,12 @@ class LeaseHolder(ABC):
             log.info("%d poll(s) were no longer this process's to reschedule", len(lost))
         unheld = {rid: at for rid, at in due.items() if rid not in held}
         if unheld:
-            filed = self._groups_of(unheld)
-            filed.update((rid, group) for rid, group in (groups or {}).items() if rid in unheld)
+            given = groups or {}
+            filed = {rid: given[rid] for rid in unheld if rid in given}
+            # Only the polls the sweep could not name a group for are read for their workspace.
+            unnamed = [rid for rid in unheld if rid not in filed]
+            if unnamed:
+                filed.update(self._groups_of(unnamed))
             polls.schedule_grouped(unheld, groups=filed)
         for request_id in due:
             self._drop(request_id)

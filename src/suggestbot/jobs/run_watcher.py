@@ -29,9 +29,8 @@ begins, only once a run sought there is due, so the runs read together stay due 
 one read serves them all each interval instead of a read for each claim that took some of
 them. A poll is read at most the sweep's early tolerance before it is due (see
 ``jobs.leases``), so two reads of a run are never closer than one interval minus that
-tolerance. A run met on a page read for
-other runs is not polled by it (nothing is rescheduled), except that a finished one is
-settled at once.
+tolerance. A run met on a page read for other runs is not polled by it (nothing is
+rescheduled), except that a finished one is settled at once.
 """
 
 from __future__ import annotations

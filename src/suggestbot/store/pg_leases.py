@@ -224,21 +224,8 @@ class PgLeases(PgConnections):
         for group in groups.values():
             check_key(group)
         statement = SCHEDULE_GROUPED_IF_ABSENT if if_absent else SCHEDULE_GROUPED
-        keys = list(due)
-        written: set[str] = set()
-        in_order = sorted(keys)  # batches in key order, as in ``_write_many``
-        for start in range(0, len(in_order), BULK_KEYS):
-            batch = in_order[start : start + BULK_KEYS]
-            params: dict[str, Any] = {
-                "queue": queue,
-                "keys": batch,
-                "groups": [groups.get(k, "") for k in batch],
-                **self._at(0.0),
-            }
-            with self._transaction() as connection:
-                params["dues"] = self._due_in([due[k] for k in batch])
-                written.update(connection.execute(statement, params).scalars())
-        return [key for key in keys if key in written]
+        filed = {key: groups.get(key, "") for key in due}
+        return self._write_many(queue, due, statement, {}, groups=filed)
 
     def claim_due_grouped(
         self,
