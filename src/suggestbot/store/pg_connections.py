@@ -28,8 +28,12 @@ from suggestbot.store.errors import StoreError, StoreUnavailable
 from suggestbot.store.pg_sql import TableSql
 
 # Connections per process: the app's work pool (16 threads) plus Slack's listener threads.
-POOL_SIZE = 10
-MAX_OVERFLOW = 20
+# All of them are kept once opened: a connection opened for a peak and closed after its one
+# transaction (an "overflow" one) costs PostgreSQL a process start and its prepared statements,
+# and at 3 replicas' full intake that was nearly one new connection per brief. 30 at most per
+# process, as before: 3 replicas stay inside PostgreSQL's default of 100.
+POOL_SIZE = 30
+MAX_OVERFLOW = 0
 POOL_TIMEOUT_S = 10.0
 CONNECT_TIMEOUT_S = 5
 # A connection back in the pool for less than this is handed out again without a ping (see
