@@ -1090,6 +1090,18 @@ def reset_statements(db_url: str) -> None:
         connection.execute("SELECT pg_stat_statements_reset()")
 
 
+def sessions_opened(db_url: str) -> int:
+    """How many connections PostgreSQL has opened to this database since it started (its
+    ``pg_stat_database.sessions``, counted when a session ends or is asked about)."""
+    import psycopg
+
+    with psycopg.connect(db_url, autocommit=True) as connection:
+        row = connection.execute(
+            "SELECT sessions FROM pg_stat_database WHERE datname = current_database()"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
 def top_statements(db_url: str, *, per: int, limit: int = 25) -> list[dict[str, Any]]:
     """The statements that took the most server time since :func:`reset_statements`, each
     with its calls and milliseconds per ``per`` (a brief, say) and its text's start."""

@@ -114,6 +114,7 @@ from benchkit import (
     reset_statements,
     round_robin_proxy,
     sandbox_process,
+    sessions_opened,
     send_signed_timed,
     spread,
     suggest_command,
@@ -487,18 +488,29 @@ def measure(stack: Stack, args: argparse.Namespace) -> dict[str, Any]:
     if counting:
         reset_statements(stack.db_url)
     load_before = load_average()[0]
+    sessions_before = sessions_opened(stack.db_url) if stack.db_url else None
     cpu_before = stack.meter.read()
     sent, wall_s = send_briefs(stack, MEASURED, args.briefs, args.concurrency)
     first_sent = time.time() - wall_s
     complete = wait_for_runs(stack, args.briefs, args.timeout)
     cpu_after = stack.meter.read()
     load_after = load_average()[0]
+    sessions = sessions_opened(stack.db_url) - sessions_before if stack.db_url else None
+    service = stack.admin.get("/sandbox/counters").json()  # since the measured briefs were sent
     statements = top_statements(stack.db_url, per=args.briefs) if counting else None
     briefs = [r for r in stack.records.requests.values() if r.steering_text.startswith(MEASURED)]
     return {
         **intake_figures(briefs, first_sent, expected=args.briefs, complete=complete),
         **ack_figures(sent, wall_s),
         "cpu_ms_per_brief": cpu_ms_per_brief(cpu_before, cpu_after, args.briefs),
+        # Connections to PostgreSQL opened while measured (the two reads here included): each
+        # costs PostgreSQL a process start; a pool that keeps its connections opens few.
+        **({"pg_connections_opened": sessions} if sessions is not None else {}),
+        # The service's requests by kind, per brief: the run watcher's reads of the runs that
+        # wait are part of the cost of a brief (each waits in "queued" here).
+        "service_requests_per_brief": {
+            kind: round(count / args.briefs, 2) for kind, count in sorted(service.items())
+        },
         "load_1min_before": load_before,
         "load_1min_after": load_after,
         **({"statements_per_brief": statements} if statements is not None else {}),
