@@ -85,7 +85,7 @@ from benchkit import (
 )
 
 from suggestbot.jobs.leases import EARLY_SHARE
-from suggestbot.jobs.poll_groups import workspace_group
+from suggestbot.jobs.poll_groups import walk_group
 from suggestbot.sandbox import ADMIN_KEY_HEADER, DEMO
 from suggestbot.slackemu import SlackEmulator
 from suggestbot.store import TokenVault, generate_key
@@ -163,10 +163,11 @@ def pid_of(owner: str | None) -> int | None:
 
 
 def seed(
-    url: str, *, team_of_run: dict[str, str], due_order: str = "listing"
+    url: str, *, team_of_run: dict[str, str], own_tenants: bool, due_order: str = "listing"
 ) -> tuple[dict[str, str], dict[str, float]]:
     """Requests in state ``submitted`` (each in its run's workspace) and their first polls, due
-    over the next interval and filed under the workspace as the app files them, written in
+    over the next interval and filed as the app files them: under their listing's walk groups
+    (the workspace's with ``own_tenants``, else the app's own client's one listing), written in
     bulk. Returns request id -> run id and request id -> first due time."""
     import random
 
@@ -212,8 +213,9 @@ def seed(
         cursor.copy(copy_in) as copy,
     ):
         for key, due in first.items():
-            # Filed as the brief flow files a new run's poll: under its workspace's walk groups.
-            copy.write_row(("run_polls", key, due, due, workspace_group(team_of[key], key)))
+            # Filed as the brief flow files a new run's poll: under its listing's walk groups.
+            listing = team_of[key] if own_tenants else None
+            copy.write_row(("run_polls", key, due, due, walk_group(listing, key)))
     return run_of, first
 
 
@@ -335,7 +337,12 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             progress(f"{len(replicas)} replicas serve")
 
             started = time.monotonic()
-            run_of, first = seed(db_url, team_of_run=team_of_run, due_order=args.due_order)
+            run_of, first = seed(
+                db_url,
+                team_of_run=team_of_run,
+                own_tenants=args.tenants > 1,
+                due_order=args.due_order,
+            )
             seeded_s = time.monotonic() - started
             progress(f"seeded {len(run_of)} requests and their polls in {seeded_s:.1f} s")
 

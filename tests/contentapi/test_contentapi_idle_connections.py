@@ -9,6 +9,7 @@ servers do, so it opens a new one instead.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -89,10 +90,8 @@ class IdleClosingServer:
         self._listener.close()
         self._accepting.join(timeout=5)
         for conn in self._conns:
-            try:
+            with contextlib.suppress(OSError):  # already closed
                 conn.shutdown(socket.SHUT_RDWR)  # ends the read its thread waits in
-            except OSError:
-                pass  # already closed
         for thread in self._threads:
             thread.join(timeout=5)
 

@@ -103,6 +103,24 @@ def test_changed_or_deleted_credentials_take_effect_at_once(
     assert service.hosts == ["old.test", "new.test", "default.test"]
 
 
+def test_workspaces_on_the_default_service_share_its_run_listing(
+    clients: ContentClients,
+) -> None:
+    """The run watcher sweeps a listing: the default service's one tenant holds the runs of
+    every workspace without credentials of its own; one with credentials has its own."""
+    clients.set_credentials(
+        team_id="T1", base_url="http://own.test", client_id="c", client_secret="s", set_by="U"
+    )
+    assert [clients.listing_of(team) for team in ("T1", "T2", "T3", None)] == [
+        "T1",
+        None,
+        None,
+        None,
+    ]
+    clients.delete_credentials("T1")
+    assert clients.listing_of("T1") is None
+
+
 def test_the_client_secret_is_kept_encrypted(clients: ContentClients) -> None:
     clients.set_credentials(
         team_id="T1",

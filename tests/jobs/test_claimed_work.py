@@ -207,6 +207,8 @@ def test_two_replicas_take_a_fair_share_of_polls_falling_due(
     for _ in range(2):
         replica = Replica(records)
         replica.deps.poll_scale = 1.0  # the contract's pace: claims every quarter second
+        # Each workspace a tenant of its own, so each its own listing (and sweep).
+        replica.deps.listing_of = lambda team_id: team_id
         started.append(replica.start())
     try:
         slow = Request(team_id="T-slow", user_id="U1", channel_id="C1", body={}, state="delayed")

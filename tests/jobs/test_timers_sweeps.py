@@ -51,6 +51,7 @@ def running() -> Iterator[tuple[SchedulerTimers, Deps]]:
     scheduler = Scheduler(workers=2)
     timers = SchedulerTimers(scheduler)
     deps = store_only_deps(timers=timers, poll_scale=0.001)
+    deps.listing_of = lambda team_id: team_id  # each workspace a tenant with its own listing
     timers.deps = deps
     scheduler.start()
     timers.start()
@@ -99,6 +100,26 @@ def test_polls_due_during_a_sweep_go_together_into_the_next_one(
     sweeps.release.set()
     _wait_until(lambda: len(sweeps.of("T1")) == 2)
     assert sorted(sweeps.of("T1")[1]) == sorted(later)
+
+
+def test_workspaces_on_the_apps_own_client_are_swept_together(
+    running: tuple[SchedulerTimers, Deps], sweeps: FakeSweeps
+) -> None:
+    """They are one tenant of the service, so one run listing: a page of it serves runs of
+    both, and one sweep reads it for both instead of each walking the same pages."""
+    timers, deps = running
+    deps.listing_of = lambda team_id: None  # no credentials of their own
+    first = _request(deps, "T1")
+    timers.watch_run(first, delay_s=0)
+    assert sweeps.first_started.wait(10)
+    later = [_request(deps, team) for team in ("T1", "T2", "T2")]
+    for request_id in later:
+        timers.watch_run(request_id, delay_s=0)
+    time.sleep(0.1)
+    assert sweeps.of("T2") == []  # not a sweep of its own: they wait for the listing's
+    sweeps.release.set()
+    _wait_until(lambda: len(sweeps.sweeps) == 2)
+    assert sorted(sweeps.sweeps[1][1]) == sorted(later)
 
 
 def test_a_request_is_swept_again_only_once_it_asks_for_its_next_poll(
@@ -209,6 +230,7 @@ def test_more_busy_workspaces_than_sweepers_each_get_their_turn(
     scheduler = Scheduler(workers=2)
     timers = SchedulerTimers(scheduler, sweepers=2)
     deps = store_only_deps(timers=timers, poll_scale=0.001)
+    deps.listing_of = lambda team_id: team_id  # each workspace a tenant with its own listing
     timers.deps = deps
     scheduler.start()
     timers.start()

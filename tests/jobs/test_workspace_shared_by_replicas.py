@@ -20,7 +20,7 @@ from jobs_helpers import create_runs, store_only_deps, submitted
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Page
 from suggestbot.jobs.lease_engine import SchedulerTimers
-from suggestbot.jobs.poll_groups import workspace_group
+from suggestbot.jobs.poll_groups import walk_group
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.sandbox import Sandbox
 from suggestbot.store import SqliteStore
@@ -201,7 +201,7 @@ def test_a_workspace_whose_runs_are_all_still_to_be_found_is_walked_by_both_repl
         # As the brief flow files a new run's poll; all of them due at once.
         records.run_polls.schedule_grouped(
             dict.fromkeys((req.id for req in requests), time.time()),
-            groups={req.id: workspace_group("T1", req.id) for req in requests},
+            groups={req.id: walk_group("T1", req.id) for req in requests},
         )
         _wait_until(lambda: a.listing.first_read is not None and b.listing.first_read)
     finally:

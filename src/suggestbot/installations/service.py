@@ -122,6 +122,13 @@ class ContentClients:
             client.close()  # another thread built one first
         return existing or self.default
 
+    def listing_of(self, team_id: str | None) -> str | None:
+        """The run listing ``team_id``'s runs are in: None when it uses the default client
+        (its tenant, and so its listing, is every such workspace's), else ``team_id``."""
+        if team_id is None:
+            return None
+        return None if self.for_team(team_id) is self.default else team_id
+
     def forget(self, team_id: str) -> None:
         """Drop the cached client of ``team_id`` (its credentials changed or went)."""
         with self._lock:

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from suggestbot import metrics
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.requests import first_poll_delay
-from suggestbot.jobs.poll_groups import cursor_of, workspace_group
+from suggestbot.jobs.poll_groups import cursor_of, walk_group
 from suggestbot.jobs.run_positions import RunPositions
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.jobs.watch_list import Due, WatchList
@@ -211,13 +211,14 @@ class LeaseHolder(ABC):
         self.watching.wake()
 
     def _groups_of(self, request_ids: Collection[str]) -> dict[str, str]:
-        """The group each request's poll is filed under until a walk of its workspace's run
-        listing has met its run: one of the workspace's walk groups (``jobs.poll_groups``). The
-        requests are read together (on a database, a round trip per thousand), never every
-        active request for a few of them."""
-        found = self._deps().records.requests.get_many(request_ids)
+        """The group each request's poll is filed under until a walk of its run listing has
+        met its run: one of the listing's walk groups (``jobs.poll_groups``). The requests are
+        read together (on a database, a round trip per thousand), never every active request
+        for a few of them."""
+        deps = self._deps()
+        found = deps.records.requests.get_many(request_ids)
         return {
-            rid: workspace_group(found[rid].team_id if rid in found else None, rid)
+            rid: walk_group(deps.listing_of(found[rid].team_id if rid in found else None), rid)
             for rid in request_ids
         }
 
@@ -417,15 +418,15 @@ class LeaseHolder(ABC):
             for placed in positions:
                 placed.forget([run_id])
 
-    def _positions_of(self, team: str | None) -> RunPositions:
-        """Where the workspace's runs sit in its run listing: every run its walks met, not
+    def _positions_of(self, listing: str | None) -> RunPositions:
+        """Where runs sit in a run listing (``Deps.listing_of``): every run its walks met, not
         only those whose poll this process held then, so that a poll claimed later (falling
         due after the walk passed its page, as the oldest runs' do one after another when
         thousands are watched at once) is read from its page instead of a walk of its own. A
         walk goes no further back than the oldest run it seeks, and the map has a bound."""
         with self._lock:
-            positions = self._positions.get(team)
+            positions = self._positions.get(listing)
             if positions is None:
                 positions = RunPositions()
-                self._positions[team] = positions
+                self._positions[listing] = positions
             return positions

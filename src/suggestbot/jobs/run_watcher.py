@@ -87,17 +87,17 @@ ClaimFinished = Callable[[str], str | None]
 # caller polls it alone in a worker, so that single polls (each perhaps retried with a backoff
 # at a faulty service) run side by side instead of one after another inside the sweep.
 PollAlone = Callable[[str, float], None]
-# Called after each page of a rolling sweep: the polls of the workspace that fell due meanwhile
+# Called after each page of a rolling sweep: the polls of the listing that fell due meanwhile
 # (taken out for this sweep), which join it.
 TakeMore = Callable[[], Sequence[Due]]
 # Called with the requests whose poll the sweep has finished (rescheduled), page by page.
 Settled = Callable[[list[str]], None]
-# Asked between passes of a rolling sweep: False when other workspaces wait for a sweeper, so
+# Asked between passes of a rolling sweep: False when other listings wait for a sweeper, so
 # this one gives its place up instead of rolling on (a rolling sweep never ends by itself
-# while its workspace's polls keep falling due).
+# while its listing's polls keep falling due).
 KeepRolling = Callable[[], bool]
 # Called with the polls a sweep that gave its place up had not served yet, and when its next
-# pass would have begun (epoch seconds): they wait for their workspace's next turn.
+# pass would have begun (epoch seconds): they wait for their listing's next turn.
 PutBack = Callable[[Sequence[Due], float], None]
 
 
@@ -138,7 +138,8 @@ def sweep(
     put_back: PutBack | None = None,
     positions: RunPositions | None = None,
 ) -> set[str]:
-    """Poll every request in ``due`` (all of one workspace) with as few requests as possible.
+    """Poll every request in ``due`` (all read from one run listing: ``Deps.listing_of``; the
+    workspaces on the app's own client share one) with as few requests as possible.
 
     Each page is acted on as it arrives: a run met on it is rescheduled from that moment (and
     ``settled`` is told), or handed over when it finished or moved. Runs met on the pages read
@@ -158,8 +159,8 @@ def sweep(
     answers). A run a whole pass (from the first page to the end of the listing) did not meet
     is polled alone. Between passes, when ``keep_rolling`` says no, the sweep ends and hands
     the polls it has not served to ``put_back`` (neither read nor polled alone): other
-    workspaces get the sweeper meanwhile. Paging also stops after ``time_budget_s`` in one
-    pass (a slow listing must not hold up every poll of the workspace) once no more runs are
+    listings get the sweeper meanwhile. Paging also stops after ``time_budget_s`` in one
+    pass (a slow listing must not hold up every poll read from it) once no more runs are
     left than a page holds (more are served by the next pages with fewer requests, and no
     later: thousands of single reads would only queue behind each other and the service's
     rate limit), once it has read half as many pages as the runs it served, or at a failing
@@ -289,7 +290,7 @@ def sweep(
                 join(more(), pass_no)
             continue
         if pass_no and put_back is not None and keep_rolling is not None and not keep_rolling():
-            # Between passes, and other workspaces wait for a sweeper.
+            # Between passes, and other listings wait for a sweeper.
             put_back([Due(req.id, at) for req, at, _ in watched.values()], time.time())
             return handed
         pass_no += 1
@@ -362,7 +363,7 @@ def _act_on_page(
                 delay_s = _next_delay(deps, req, at, read_at=arrived, together=together)
                 if delay_s is not None:
                     delays[req.id] = delay_s
-                    groups[req.id] = page_group(req.team_id, page, req.id)
+                    groups[req.id] = page_group(deps.listing_of(req.team_id), page, req.id)
                 rescheduled.append(req.id)
         elif RunStatus(run.status).is_terminal:
             request_id = claim_finished(run.id)

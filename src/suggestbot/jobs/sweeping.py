@@ -1,12 +1,15 @@
-"""Claimed polls handed to sweepers, one workspace's sweep at a time.
+"""Claimed polls handed to sweepers, one run listing's sweep at a time.
 
 The watch thread takes what is due (plus what falls due within the early tolerance) out of the
-local list, groups it by workspace and hands each group to a sweeper
-(:func:`~suggestbot.jobs.run_watcher.sweep`); while a workspace's sweep runs, its polls join that
-sweep at its next page (it rolls on while there are any). When more workspaces have work than
-there are sweepers, a rolling sweep gives its sweeper up after each pass and its workspace waits
-its turn (one pass each, round the workspaces), so that no workspace waits for another's polls to
-stop falling due. Finished runs a sweep meets are settled on the scheduler's workers.
+local list, groups it by the listing its runs are read from (``Deps.listing_of``: every
+workspace on the app's own service client shares one tenant's listing, so a page serves the
+runs of all of them) and hands each group to a sweeper
+(:func:`~suggestbot.jobs.run_watcher.sweep`); while a listing's sweep runs, its polls join that
+sweep at its next page (it rolls on while there are any). When more listings have work than
+there are sweepers, a rolling sweep gives its sweeper up after each pass and its listing waits
+its turn (one pass each, round the listings), so that no listing waits for another's polls to
+stop falling due. Finished runs a sweep meets are settled on the scheduler's workers, each for
+its own workspace.
 """
 
 from __future__ import annotations
@@ -42,14 +45,14 @@ SWEEP_BUDGET_SHARE = 0.5
 # walk per period however fast it answers (at 5,000 runs, 50 pages a second: one request per
 # 10 polls).
 PASS_EVERY_SHARE = EARLY_SHARE
-# Workspaces swept at the same time. A workspace's sweep rolls on while its polls keep falling
-# due and no other workspace waits for a sweeper; with more workspaces than sweepers, each
-# gets one pass round its listing at a time, in turn.
+# Listings swept at the same time. A listing's sweep rolls on while its polls keep falling due
+# and no other listing waits for a sweeper; with more listings than sweepers, each gets one
+# pass round it at a time, in turn.
 SWEEPERS = 16
 
 
 class Sweeping(LeaseHolder):
-    """Hands claimed polls to sweepers per workspace, and single jobs to the scheduler."""
+    """Hands claimed polls to sweepers per run listing, and single jobs to the scheduler."""
 
     def _any_sweeping(self) -> bool:
         """A sweep runs or waits for its turn: the watch thread hands out polls at once."""
@@ -57,7 +60,7 @@ class Sweeping(LeaseHolder):
             return bool(self._sweeping or self._parked)
 
     def _crowded(self) -> bool:
-        """More workspaces want a sweeper than there are: rolling sweeps give theirs up."""
+        """More listings want a sweeper than there are: rolling sweeps give theirs up."""
         with self._lock:
             return self._crowded_locked()
 
@@ -65,11 +68,12 @@ class Sweeping(LeaseHolder):
         return len(self._sweeping) > self._sweeper_count
 
     def _dispatch(self, deps: Deps, due: list[Due]) -> None:
-        by_team: dict[str | None, list[Due]] = {}
+        by_listing: dict[str | None, list[Due]] = {}
         found = deps.records.requests.get_many([item.request_id for item in due])
         for item in due:
             req = found.get(item.request_id)
-            by_team.setdefault(req.team_id if req else None, []).append(item)
+            listing = deps.listing_of(req.team_id if req else None)
+            by_listing.setdefault(listing, []).append(item)
             if req is not None and req.run_id is not None:
                 with self._lock:
                     self._request_of_run[req.run_id] = req.id
@@ -77,50 +81,52 @@ class Sweeping(LeaseHolder):
                     cursor = self._page_of.pop(req.id, None)
                 if cursor is not None:
                     # Filed under the page it was last met on (perhaps by another replica).
-                    self._positions_of(req.team_id).met([req.run_id], cursor)
+                    self._positions_of(listing).met([req.run_id], cursor)
         with self._lock:
-            for team, items in by_team.items():
-                self._to_sweeper(deps, team, items)
+            for listing, items in by_listing.items():
+                self._to_sweeper(deps, listing, items)
 
-    def _to_sweeper(self, deps: Deps, team: str | None, items: list[Due]) -> None:
-        """The workspace's polls join its sweep, or its turn, or a new sweep (lock held)."""
-        if team in self._parked:
-            self._parked[team][1].extend(items)
-        elif team in self._sweeping:
-            self._held.setdefault(team, []).extend(items)
+    def _to_sweeper(self, deps: Deps, listing: str | None, items: list[Due]) -> None:
+        """The listing's polls join its sweep, or its turn, or a new sweep (lock held)."""
+        if listing in self._parked:
+            self._parked[listing][1].extend(items)
+        elif listing in self._sweeping:
+            self._held.setdefault(listing, []).extend(items)
         else:
-            self._sweeping.add(team)
-            self._sweepers.submit(self._sweep_team, deps, team, items)
+            self._sweeping.add(listing)
+            self._sweepers.submit(self._sweep_listing, deps, listing, items)
 
-    def _park(self, team: str | None, items: Sequence[Due], ready_at: float | None = None) -> None:
-        """A workspace's polls wait for its next turn (lock held); still held by this process.
+    def _park(
+        self, listing: str | None, items: Sequence[Due], ready_at: float | None = None
+    ) -> None:
+        """A listing's polls wait for its next turn (lock held); still held by this process.
         The turn may begin at ``ready_at``, or as already parked, or now."""
-        at, waiting = self._parked.get(team, (time.time() if ready_at is None else ready_at, []))
+        at, waiting = self._parked.get(listing, (time.time() if ready_at is None else ready_at, []))
         waiting.extend(items)
-        self._parked[team] = (at if ready_at is None else min(at, ready_at), waiting)
+        self._parked[listing] = (at if ready_at is None else min(at, ready_at), waiting)
 
     def _unpark(self, deps: Deps, now: float) -> None:
-        """Workspaces whose turn may begin go to the sweepers (behind those already waiting)."""
+        """Listings whose turn may begin go to the sweepers (behind those already waiting)."""
         with self._lock:
-            ready = [team for team, (at, _) in self._parked.items() if at <= now]
-            for team in ready:
-                _, items = self._parked.pop(team)
-                self._to_sweeper(deps, team, items)
+            ready = [listing for listing, (at, _) in self._parked.items() if at <= now]
+            for listing in ready:
+                _, items = self._parked.pop(listing)
+                self._to_sweeper(deps, listing, items)
 
-    def _sweep_team(self, deps: Deps, team: str | None, due: list[Due]) -> None:
-        """Sweep ``due``, then whatever fell due for the same workspace meanwhile, until
-        nothing more is due or the sweep gave its sweeper up to another workspace."""
+    def _sweep_listing(self, deps: Deps, listing: str | None, due: list[Due]) -> None:
+        """Sweep ``due``, then whatever fell due for the same listing meanwhile, until
+        nothing more is due or the sweep gave its sweeper up to another listing."""
         while True:
-            gave_up = self._sweep(deps, team, due)
+            gave_up = self._sweep(deps, listing, due)
             with self._lock:
-                held = self._held.pop(team, None)
+                held = self._held.pop(listing, None)
                 if held and (gave_up or self._crowded_locked()) and not self._stopping.is_set():
-                    # Still this process's: they wait for the workspace's next turn.
-                    self._park(team, held)
+                    # Still this process's: they wait for the listing's next turn.
+                    self._park(listing, held)
                     held, gave_up = None, True
                 over = gave_up or not held or self._stopping.is_set()
                 if over:
-                    self._sweeping.discard(team)
+                    self._sweeping.discard(listing)
             if over:
                 if held:
                     self._give_back(held)
@@ -129,19 +135,20 @@ class Sweeping(LeaseHolder):
             assert held is not None
             due = held
 
-    def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> bool:
-        """One workspace's sweep; True if it gave its sweeper up with polls left to serve."""
+    def _sweep(self, deps: Deps, listing: str | None, due: list[Due]) -> bool:
+        """One listing's sweep, read with its client (the scope of its workspace, or of none
+        for the app's own client); True if it gave its sweeper up with polls left to serve."""
         handed: set[str] = set()
         swept = list(due)  # and the polls that join it
         released: set[str] = set()
         parked: set[str] = set()
 
         def more() -> list[Due]:
-            """Polls of this workspace that were held for it meanwhile join the sweep."""
+            """Polls of this listing that were held for it meanwhile join the sweep."""
             if self._stopping.is_set():
                 return []
             with self._lock:
-                joining = self._held.pop(team, [])
+                joining = self._held.pop(listing, [])
             swept.extend(joining)
             return joining
 
@@ -152,13 +159,13 @@ class Sweeping(LeaseHolder):
             self._forget_ended(request_ids)
 
         def put_back(items: Sequence[Due], next_pass_at: float) -> None:
-            """Not served yet: they wait, still held, for the workspace's next turn."""
+            """Not served yet: they wait, still held, for the listing's next turn."""
             parked.update(item.request_id for item in items)
             with self._lock:
-                self._park(team, items, next_pass_at)
+                self._park(listing, items, next_pass_at)
 
         try:
-            with team_scope(team):
+            with team_scope(listing):
                 handed = run_watcher.sweep(
                     deps,
                     due,
@@ -171,7 +178,7 @@ class Sweeping(LeaseHolder):
                     pass_every_s=PASS_EVERY_SHARE * first_poll_delay(deps),
                     keep_rolling=lambda: not self._crowded(),
                     put_back=put_back,
-                    positions=self._positions_of(team),
+                    positions=self._positions_of(listing),
                 )
         except Exception:
             log_failure(log, "polling %d runs failed; trying again later", len(swept))

@@ -213,6 +213,7 @@ class Runtime:
             background=self.background,
             deliveries=self.deliveries,
             outbound=self.outbound,
+            listing_of=self.tenancy.contents.listing_of if self.tenancy else lambda team: None,
             # One name for all of this replica's claims, as its leases carry (host, process).
             owner=self.timers.owner,
         )

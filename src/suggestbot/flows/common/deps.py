@@ -95,6 +95,10 @@ class Deps:
     # How long a claim on shared work lasts without renewal (None: one poll interval).
     lease_s: float | None = None
     background: Executor | None = None
+    # Which run listing a workspace's runs are read from: None for the app's own service client
+    # (every workspace without credentials of its own: one tenant, one listing), else the
+    # workspace's id. The run watcher sweeps a listing, not a workspace.
+    listing_of: Callable[[str | None], str | None] = lambda team_id: None
     deliveries: DeliveryLog | None = None
     # Embedded sandbox only: mints a personal token for a Slack user (team_id, user_id).
     auto_link: Callable[[str, str], str] | None = None
