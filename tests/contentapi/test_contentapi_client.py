@@ -733,7 +733,7 @@ def test_the_hook_before_each_send_runs_on_the_sending_thread_for_every_request(
 def test_clients_load_the_ca_bundle_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each load costs about a tenth of a second of CPU, and a client is made at every start,
     for the health probe and per installed workspace."""
-    from suggestbot.contentapi import client as client_module
+    from suggestbot.contentapi import connections
 
     loads: list[object] = []
     real = ssl.SSLContext.load_verify_locations
@@ -743,7 +743,7 @@ def test_clients_load_the_ca_bundle_once_per_process(monkeypatch: pytest.MonkeyP
         real(self, *args, **kwargs)
 
     monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", counted)
-    client_module._tls_context.cache_clear()
+    connections.tls_context.cache_clear()
     clients = [
         ContentClient("https://127.0.0.1:9", auth=UserTokenAuth(f"token-{n}")) for n in range(3)
     ]

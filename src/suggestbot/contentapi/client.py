@@ -12,10 +12,7 @@ that pool but acts as a signed-in user, for the user-only operations (run creati
 from __future__ import annotations
 
 import copy
-import functools
 import logging
-import ssl
-import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -30,6 +27,7 @@ from suggestbot import __version__
 from suggestbot.contentapi import decisions
 from suggestbot.contentapi.auth import UserTokenAuth
 from suggestbot.contentapi.checks import MAX_REFS_PER_CALL
+from suggestbot.contentapi.connections import KEEPALIVE_EXPIRY_S, SendTracker, tls_context
 from suggestbot.contentapi.errors import (
     ContentApiError,
     NotFound,
@@ -96,44 +94,6 @@ def _segment(value: str) -> str:
     return quote(value, safe="")
 
 
-class _SendTracker:
-    """Remembers, per thread, the last request handed to the transport.
-
-    When run creation fails without an answer, this tells a failed token exchange (the run
-    request never left) from a lost answer to the run request itself (the run may exist).
-    """
-
-    def __init__(self) -> None:
-        self._local = threading.local()
-
-    def note(self, request: httpx.Request) -> None:
-        self._local.last = request
-
-    def was_handed_over(self, request: httpx.Request) -> bool:
-        return getattr(self._local, "last", None) is request
-
-    def forget(self) -> None:
-        self._local.last = None
-
-
-# How long an idle connection is kept for the next request. Servers close theirs after a few
-# seconds (uvicorn's and Node's default: 5 s); a request sent on one as the server closes it gets
-# no answer, and a run creation without an answer is uncertain (its brief fails). httpx's own
-# default is those same 5 s, which failed about one brief in 1,500 at full intake.
-KEEPALIVE_EXPIRY_S: Final = 2.0
-
-
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """The TLS context every client shares: httpx's default, made once per process.
-
-    Building one loads the CA bundle (about a tenth of a second of CPU), and clients are made at
-    every start, for the health probe and per installed workspace. A context is safe to share
-    between threads and clients.
-    """
-    return httpx.create_ssl_context()
-
-
 class ContentClient:
     """Typed client of the Content Suggestion Service. Safe to share between threads.
 
@@ -160,11 +120,11 @@ class ContentClient:
     ) -> None:
         if max_retries < 0:
             raise ValueError("max_retries must not be negative")
-        self._tracker = _SendTracker()
+        self._tracker = SendTracker()
         self._http = httpx.Client(
             base_url=base_url,
             transport=transport,
-            verify=_tls_context(),
+            verify=tls_context(),
             timeout=httpx.Timeout(timeout),
             limits=httpx.Limits(keepalive_expiry=KEEPALIVE_EXPIRY_S),
             headers={"Accept": "application/json", "User-Agent": _USER_AGENT},
