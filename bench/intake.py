@@ -620,7 +620,17 @@ def summarise(runs: list[dict[str, Any]], side: str) -> dict[str, Any]:
         "cpu_ms_per_brief": {
             n: across([r["cpu_ms_per_brief"][n] for r in mine]) for n in cpu_names
         },
+        "run_reads_per_brief": across([run_reads(r) for r in mine]),
+        "pg_connections_opened": across([r.get("pg_connections_opened") for r in mine]),
     }
+
+
+def run_reads(run: dict[str, Any]) -> float:
+    """The service's reads of runs per brief (listing pages and single reads together)."""
+    kinds = run["service_requests_per_brief"]
+    return round(
+        sum(n for kind, n in kinds.items() if kind.startswith("GET /v1/generation-runs")), 2
+    )
 
 
 def side_rows(side: str, summary: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -635,6 +645,11 @@ def side_rows(side: str, summary: dict[str, Any]) -> list[tuple[str, Any]]:
     ]
     for name, v in summary["cpu_ms_per_brief"].items():
         rows.append((f"{side}: CPU ms/brief, {name}", mmm(v, 2)))
+    rows.append((f"{side}: service run reads per brief", mmm(summary["run_reads_per_brief"], 2)))
+    if summary["pg_connections_opened"]["median"] is not None:
+        rows.append(
+            (f"{side}: PostgreSQL connections opened", mmm(summary["pg_connections_opened"], 0))
+        )
     return rows
 
 
