@@ -22,7 +22,7 @@ from flows_helpers import (
 )
 
 from suggestbot.flows.brief import sending as brief
-from suggestbot.flows.common import usage
+from suggestbot.flows.common import requests, usage
 from suggestbot.flows.feedback import votes as feedback
 from suggestbot.flows.refine import again as refine_again
 from suggestbot.flows.refine import replies as refine
@@ -95,6 +95,29 @@ def test_a_reply_refines_the_only_variant_and_its_status_reply_says_queued(w: Wo
     status = w.slack.thread(root)[-1]
     assert status.text == t("turn.queued", "en", user=ALICE)
     assert "> shorter, and mention the rain" in str(status.blocks)
+
+
+def test_a_status_reply_posted_just_before_a_crash_is_found_again_not_posted_twice(
+    w: World,
+) -> None:
+    """Killed between posting the status reply and writing down its ts: whoever takes the
+    request over finds the reply in the thread (a channel's history does not list replies)."""
+    root = _results(w, 1)
+    _reply(w, root, "shorter")
+    req = _refinement(w)
+    posted = req.root_ts
+    # As the store was left: where it was about to be posted, not what was posted.
+    w.deps.records.requests.update(req.id, lambda r: r.model_copy(update={"root_ts": None}))
+
+    requests.post_root(w.deps, req.id)
+
+    mine = [
+        m
+        for m in w.slack.thread(root)
+        if (m.metadata or {}).get("event_payload", {}).get("request_id") == req.id
+    ]
+    assert [m.ts for m in mine] == [posted]
+    assert w.deps.records.requests.get(req.id).root_ts == posted
 
 
 def test_a_succeeded_refinement_becomes_the_next_turn_in_place(w: World) -> None:

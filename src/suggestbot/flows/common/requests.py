@@ -271,9 +271,22 @@ def _post_root_in_dm(
 
 
 def _find_root(deps: Deps, req: Request) -> tuple[str, str] | None:
-    """After a crash between posting the root and recording it: find it by its metadata."""
+    """After a crash between posting the root and recording it: find it by its metadata. A
+    refinement's root is a reply in its thread, which a channel's history does not list."""
     if not req.post_channel_id:
         return None
+
+    def mine(payload: dict[str, Any]) -> bool:
+        return payload.get("request_id") == req.id and payload.get("role") == "root"
+
+    if req.thread_ts and req.post_channel_id == req.channel_id:
+        try:
+            ts = slackio.find_posted(
+                deps, channel=req.post_channel_id, thread_ts=req.thread_ts, matches=mine
+            )
+        except Exception:
+            return None
+        return (req.post_channel_id, ts) if ts else None
     try:
         history: Any = deps.slack.conversations_history(
             channel=req.post_channel_id, include_all_metadata=True, limit=100
@@ -281,8 +294,7 @@ def _find_root(deps: Deps, req: Request) -> tuple[str, str] | None:
     except Exception:
         return None
     for message in history.get("messages", []):
-        payload = (message.get("metadata") or {}).get("event_payload") or {}
-        if payload.get("request_id") == req.id and payload.get("role") == "root":
+        if mine((message.get("metadata") or {}).get("event_payload") or {}):
             return req.post_channel_id, str(message["ts"])
     return None
 
