@@ -198,10 +198,11 @@ def test_a_workspace_whose_runs_are_all_still_to_be_found_is_walked_by_both_repl
         requests = [submitted(run.id) for run in create_runs(box, machine, 400)]
         for req in requests:
             records.requests.put(req.id, req)
-        # As the brief flow files a new run's poll; all of them due at once.
+        # As the brief flow files a new run's poll (the app's own client: its listing); all
+        # of them due at once.
         records.run_polls.schedule_grouped(
             dict.fromkeys((req.id for req in requests), time.time()),
-            groups={req.id: walk_group("T1", req.id) for req in requests},
+            groups={req.id: walk_group(None, req.id) for req in requests},
         )
         _wait_until(lambda: a.listing.first_read is not None and b.listing.first_read)
     finally:
