@@ -23,12 +23,15 @@ class SendTracker:
         self._local = threading.local()
 
     def note(self, request: httpx.Request) -> None:
+        """Remember ``request`` as this thread's last one handed over (an httpx hook)."""
         self._local.last = request
 
     def was_handed_over(self, request: httpx.Request) -> bool:
+        """Whether ``request`` itself left for the transport (not only a token exchange)."""
         return getattr(self._local, "last", None) is request
 
     def forget(self) -> None:
+        """Forget this thread's last request once its outcome is known."""
         self._local.last = None
 
 
