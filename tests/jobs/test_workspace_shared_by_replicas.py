@@ -134,19 +134,23 @@ def test_while_one_replica_reads_a_page_the_other_serves_the_workspaces_other_pa
         b = Replica(records, NotedListing(machine, "B", gate)).start()
         _wait_until(lambda: a.timers.live_replicas == 2 and b.timers.live_replicas == 2)
         gate.armed.set()
-        _wait_until(gate.a_inside.is_set)
+        # On a loaded machine A's first walk may run out of its time budget and poll the rest
+        # alone; its next walks place them, so A reads a page by cursor a few intervals on.
+        _wait_until(gate.a_inside.is_set, timeout_s=45)
         _wait_until(gate.released.is_set)
         # B read another page of the same workspace while A was inside its read.
         assert gate.b_came_in_time
-        _wait_until(lambda: len(b.listing.cursors) >= 6)
+        _wait_until(lambda: sum(c is not None for c in b.listing.cursors) >= 6)
     finally:
         gate.b_read_meanwhile.set()
         a.stop()
         if b is not None:
             b.stop()
     # B never walked for the runs A had met: it read their pages directly, each page once a
-    # poll interval at most, not the first page and every one after it.
-    assert b.listing.cursors.count(None) <= len(b.listing.cursors) // 3, b.listing.cursors
+    # poll interval at most, not the first page and every one after it. (Its reads of the
+    # first page are for the newest runs, which sit there: one an interval at most.)
+    by_cursor = sum(c is not None for c in b.listing.cursors)
+    assert b.listing.cursors.count(None) <= by_cursor // 2, b.listing.cursors
 
 
 def test_polls_falling_due_page_after_page_are_read_from_their_pages_after_one_walk(
