@@ -30,6 +30,7 @@ from suggestbot.contentapi.checks import MAX_REFS_PER_CALL
 from suggestbot.contentapi.connections import KEEPALIVE_EXPIRY_S, SendTracker, tls_context
 from suggestbot.contentapi.errors import (
     ContentApiError,
+    InvalidResponse,
     NotFound,
     RunCreationUncertain,
     ServerError,
@@ -555,19 +556,22 @@ class ContentClient:
         except ValidationError as exc:
             if any(err["type"] == "json_invalid" for err in exc.errors(include_input=False)):
                 raise invalid_response("response body is not JSON", response) from None
-            raise invalid_response(
-                f"response does not match {model.__name__}: {describe_validation_error(exc)}",
-                response,
-            ) from None
+            raise _mismatch(model, exc, response) from None
 
     def _validate(self, model: type[ModelT], body: Any, response: httpx.Response) -> ModelT:
         try:
             return model.model_validate(body)
         except ValidationError as exc:
-            raise invalid_response(
-                f"response does not match {model.__name__}: {describe_validation_error(exc)}",
-                response,
-            ) from None
+            raise _mismatch(model, exc, response) from None
+
+
+def _mismatch(
+    model: type[BaseModel], exc: ValidationError, response: httpx.Response
+) -> InvalidResponse:
+    """The error for a body that is JSON but not ``model`` (where, never what)."""
+    return invalid_response(
+        f"response does not match {model.__name__}: {describe_validation_error(exc)}", response
+    )
 
 
 def _dump(body: BaseModel) -> Any:
