@@ -106,6 +106,21 @@ def test_a_succeeded_run_posts_its_variants_in_order_and_the_root_says_ready(w: 
     assert stored is not None and stored.state == "done"
 
 
+def test_a_root_posted_just_before_a_crash_is_found_again_not_posted_twice(w: World) -> None:
+    """Killed between posting the root and writing down its ts: whoever takes the brief over
+    finds the root in the channel by its metadata."""
+    w.link(ALICE)
+    req = _send(w)
+    [posted] = w.slack.roots()
+    # As the store was left: where it was about to be posted, not what was posted.
+    w.deps.records.requests.update(req.id, lambda r: r.model_copy(update={"root_ts": None}))
+
+    requests.post_root(w.deps, req.id)
+
+    assert [root.ts for root in w.slack.roots()] == [posted.ts]
+    assert w.deps.records.requests.get(req.id).root_ts == posted.ts
+
+
 def test_a_busy_service_sends_the_brief_again_later_by_itself(w: World) -> None:
     w.link(ALICE)
     w.service.create_answers.append(refused(429, "rate_limited", retry_after="30"))

@@ -40,6 +40,7 @@ from suggestbot.contentapi import (
 )
 from suggestbot.contentapi.polling import next_poll_delay
 from suggestbot.flows.common import live_status, slackio, telling, workspace_language
+from suggestbot.flows.common.channel_posts import find_in_channel
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.workspace_language import is_dm
 from suggestbot.flows.linking import accounts as linking
@@ -271,32 +272,24 @@ def _post_root_in_dm(
 
 
 def _find_root(deps: Deps, req: Request) -> tuple[str, str] | None:
-    """After a crash between posting the root and recording it: find it by its metadata. A
-    refinement's root is a reply in its thread, which a channel's history does not list."""
+    """After a crash between posting the root and recording it: find it by its metadata, in
+    the channel since the request was recorded, or in its thread for a refinement's root (a
+    reply, which a channel's history does not list)."""
     if not req.post_channel_id:
         return None
+    channel = req.post_channel_id
 
     def mine(payload: dict[str, Any]) -> bool:
         return payload.get("request_id") == req.id and payload.get("role") == "root"
 
-    if req.thread_ts and req.post_channel_id == req.channel_id:
-        try:
-            ts = slackio.find_posted(
-                deps, channel=req.post_channel_id, thread_ts=req.thread_ts, matches=mine
-            )
-        except Exception:
-            return None
-        return (req.post_channel_id, ts) if ts else None
     try:
-        history: Any = deps.slack.conversations_history(
-            channel=req.post_channel_id, include_all_metadata=True, limit=100
-        )
+        if req.thread_ts and channel == req.channel_id:
+            ts = slackio.find_posted(deps, channel=channel, thread_ts=req.thread_ts, matches=mine)
+        else:
+            ts = find_in_channel(deps, channel=channel, since=req.created_at, matches=mine)
     except Exception:
         return None
-    for message in history.get("messages", []):
-        if mine((message.get("metadata") or {}).get("event_payload") or {}):
-            return req.post_channel_id, str(message["ts"])
-    return None
+    return (channel, ts) if ts else None
 
 
 # ---------------------------------------------------------------- sending
