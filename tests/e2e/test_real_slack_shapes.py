@@ -159,7 +159,10 @@ def add_digest_by_modal(stage: Stage) -> None:
         },
     )
     assert answer.errors == {}
-    wait_for(lambda: stage.runtime and stage.runtime.deps.records.digests.values(), what="digest")
+    assert stage.runtime is not None
+    digests = stage.runtime.deps.records.digests
+    # The submission is recorded before its ack and carried out after it.
+    wait_for(lambda: list(digests.values()), what="the digest")
 
 
 def requests_by_state(stage: Stage) -> dict[str, list[Any]]:

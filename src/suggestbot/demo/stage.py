@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
@@ -319,6 +319,9 @@ def wait_for(
     deadline = time.monotonic() + timeout
     while True:
         result = condition()
+        if isinstance(result, Iterator):
+            # An iterator is true even when empty: the wait would end at once.
+            raise TypeError(f"the condition for {what} gave an iterator; wait for a list of it")
         if result:
             return result
         if time.monotonic() > deadline:
