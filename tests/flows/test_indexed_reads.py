@@ -219,7 +219,7 @@ def test_status_renewal_reads_only_the_active_requests(w: World, store: NoWholeT
         _request(w, f"done {n}", state="done", at=2.0 + n)
     store.guarding = True
 
-    assert requests.renew_statuses(w.deps) == 1
+    assert requests.renew_statuses(w.deps).lines == 1
     [(channel, ts, _, _)] = w.slack.statuses
     assert (channel, ts) == (CHANNEL, root)
 

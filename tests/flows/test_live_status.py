@@ -109,7 +109,7 @@ def test_renewal_sets_the_line_again_only_for_requests_still_working(w: World) -
     w.service.fail(w.service.run_of()["id"], "output_policy_violation")
     run_watcher.poll(w.deps, ended.id)
     before = len(w.slack.statuses)
-    assert requests.renew_statuses(w.deps) == 1
+    assert requests.renew_statuses(w.deps).lines == 1
     [(channel, ts, status, loading)] = w.slack.statuses[before:]
     stored = w.deps.records.requests.get(working.id)
     assert stored is not None and (channel, ts) == (CHANNEL, stored.root_ts)

@@ -5,13 +5,15 @@ a failing renewal never stops the next one."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 from jobs_helpers import store_only_deps
 
 from suggestbot.installations.scope import current_team
 from suggestbot.jobs import status_renewal
 from suggestbot.jobs.scheduler import Scheduler
+from suggestbot.slack.outbound import StatusLines
 from suggestbot.store.records import Request
 
 
@@ -116,3 +118,40 @@ def test_a_replica_that_dies_renewing_leaves_the_next_renewal_to_another() -> No
     assert not status_renewal.renew_if_due(living, clock=clock)
     clock.now += status_renewal.EVERY_S
     assert status_renewal.renew_if_due(living, clock=clock) and len(slack.calls) == 1
+
+
+class SlowStatusSlack(StatusSlack):
+    """Each line takes ``took_s`` of the clock to set (thousands of lines, a slow Slack)."""
+
+    def __init__(self, clock: Clock, took_s: float) -> None:
+        super().__init__()
+        self.clock = clock
+        self.took_s = took_s
+
+    def assistant_threads_setStatus(self, **call: Any) -> dict[str, Any]:
+        self.clock.now += self.took_s
+        return super().assistant_threads_setStatus(**call)
+
+
+def test_a_renewal_that_runs_long_stops_and_the_next_look_goes_on_with_the_lines_left() -> None:
+    clock = Clock()
+    took_s = status_renewal.PASS_BUDGET_S * 0.6  # two lines and the pass is over its time
+    slack = SlowStatusSlack(clock, took_s)
+    deps = store_only_deps(slack=slack)
+    # This process remembers the lines it set (a line set again within the minute is skipped).
+    deps.outbound = cast(Any, SimpleNamespace(status_lines=StatusLines(clock=clock)))
+    for n, root in enumerate(("1.1", "2.2", "3.3")):
+        req = _request("T1", "submitted", root).model_copy(update={"created_at": clock() + n})
+        deps.records.requests.put(req.id, req)
+    status_renewal.schedule(Scheduler(workers=1), deps, clock=clock)
+
+    # The first look renews the two longest-working and stops (it would outlast the look).
+    assert status_renewal.renew_if_due(deps, clock=clock)
+    assert [root for _, _, root, _ in slack.calls] == ["1.1", "2.2"]
+    # The next look, not a minute later, goes on with the one left.
+    clock.now += status_renewal.LOOK_EVERY_S
+    assert status_renewal.renew_if_due(deps, clock=clock)
+    assert [root for _, _, root, _ in slack.calls] == ["1.1", "2.2", "3.3"]
+    # Everything renewed: the next renewal is a minute after that one.
+    clock.now += status_renewal.LOOK_EVERY_S
+    assert not status_renewal.renew_if_due(deps, clock=clock)

@@ -42,6 +42,9 @@ class Pass:
     name: str
     every_s: float
     run: Callable[[], object]
+    # A pass that says it stopped short (its ``run`` returned False) is due again this much
+    # later instead of ``every_s`` (None: at its usual time).
+    unfinished_again_s: float | None = None
 
 
 def run_due(
@@ -68,12 +71,14 @@ def run_due(
             # A pass this version does not know (another version's): left to it, a while later.
             queue.release(claim.key, owner=owner, due_at=now + lease_s)
             continue
+        again_s = chosen.every_s
         try:
-            chosen.run()
+            if chosen.run() is False and chosen.unfinished_again_s is not None:
+                again_s = chosen.unfinished_again_s
         except Exception:
             log_failure(log, "the %s pass failed; it runs again at its next time", chosen.name)
         ran.append(chosen.name)
-        queue.release(claim.key, owner=owner, due_at=now + chosen.every_s)
+        queue.release(claim.key, owner=owner, due_at=now + again_s)
     return ran
 
 

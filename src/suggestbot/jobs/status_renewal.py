@@ -6,6 +6,13 @@ One replica renews them all each time: the renewal is a unit of the store's ``st
 queue, due every :data:`EVERY_S`; every replica looks a few times a minute, and the one that
 claims the due unit renews every line and writes the next due time. Alone (or on SQLite), a
 process claims it each time.
+
+With thousands of runs in flight a renewal takes longer than a look's period, or even than
+its lease (and a second replica would renew the same lines at once): a renewal stops after
+:data:`PASS_BUDGET_S`, the longest-working requests first, and is due again at the next look.
+A process skips the lines it set less than a minute ago, so its next look goes on with the
+lines it did not reach; another replica, which does not know them, begins again with the
+longest-working (the lines that lapse then are the newest, set when their root was posted).
 """
 
 from __future__ import annotations
@@ -30,24 +37,36 @@ EVERY_S = 60.0
 # How often each replica looks for the due renewal: a renewal comes at most this much after
 # its time, so lines are renewed 60–80 s apart.
 LOOK_EVERY_S = 20.0
+# A renewal stops after this long: less than a look's period, so no look finds it still
+# running, and far less than its lease.
+PASS_BUDGET_S = 15.0
 
 
-def renew(deps: Deps) -> None:
-    """Renew every status line now (whoever else may be renewing)."""
+def renew(deps: Deps, *, clock: Callable[[], float] = time.time) -> bool:
+    """Renew the status lines now (whoever else may be renewing), for at most
+    :data:`PASS_BUDGET_S`; False when it stopped with lines left."""
+    started = clock()
     try:
-        renewed = requests.renew_statuses(deps)
+        renewed = requests.renew_statuses(deps, until=started + PASS_BUDGET_S, clock=clock)
     except Exception:
         log_failure(log, "renewing status lines failed; trying again in a minute")
-        return
-    if renewed:
-        log.debug("renewed %d status line(s)", renewed)
+        return True
+    if not renewed.finished:
+        log.info(
+            "renewed %d status line(s) in %.0f s and stopped; the next look goes on",
+            renewed.lines,
+            clock() - started,
+        )
+    elif renewed.lines:
+        log.debug("renewed %d status line(s)", renewed.lines)
+    return renewed.finished
 
 
 def renew_if_due(deps: Deps, *, clock: Callable[[], float] = time.time) -> bool:
     """Claim the renewal if it is due and carry it out (one periodic pass, leased for a
     minute: a replica dying mid-renewal delays the next by a minute at most); whether this
     process did."""
-    renewal = Pass(UNIT, EVERY_S, lambda: renew(deps))
+    renewal = Pass(UNIT, EVERY_S, lambda: renew(deps, clock=clock), unfinished_again_s=0.0)
     try:
         ran = run_due(
             deps.records.status_renewal, [renewal], owner=deps.owner, clock=clock, lease_s=EVERY_S

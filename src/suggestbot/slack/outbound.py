@@ -20,16 +20,21 @@ HOME_SETTLE_S = 3.0
 # than the renewal job's minute, so each renewal still sets it before Slack lets it lapse
 # (two minutes), while the same line shown twice within seconds costs one call.
 STATUS_RENEW_S = 50.0
+# Lines past STATUS_RENEW_S are dropped from memory this often (a stale one is never fresh).
+PURGE_EVERY_S = 10.0
 
 
 @dataclass
 class StatusLines:
     """The status line last set per thread, so the same line is not set twice a minute.
-    Entries older than :data:`STATUS_RENEW_S` are forgotten."""
+    Entries older than :data:`STATUS_RENEW_S` are forgotten (looked for at most every
+    :data:`PURGE_EVERY_S`: a renewal pass records thousands of lines, and a look at every
+    entry on each record made it quadratic)."""
 
     clock: Callable[[], float] = time.monotonic
     _set: dict[tuple[str, str], tuple[str, float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    _purged_at: float = float("-inf")
 
     def fresh(self, channel: str, thread_ts: str, text: str | None) -> bool:
         """True when the same line (any line: ``text`` None) was set here less than
@@ -43,8 +48,10 @@ class StatusLines:
     def record(self, channel: str, thread_ts: str, text: str) -> None:
         with self._lock:
             now = self.clock()
-            for key in [k for k, (_, at) in self._set.items() if now - at >= STATUS_RENEW_S]:
-                del self._set[key]
+            if now - self._purged_at >= PURGE_EVERY_S:
+                self._purged_at = now
+                for key in [k for k, (_, at) in self._set.items() if now - at >= STATUS_RENEW_S]:
+                    del self._set[key]
             if text:
                 self._set[(channel, thread_ts)] = (text, now)
             else:

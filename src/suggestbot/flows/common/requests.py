@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import TypeAdapter
 from slack_sdk.errors import SlackApiError
@@ -189,17 +189,35 @@ def _as_progress(send: Callable[[], None]) -> None:
         send()
 
 
-def renew_statuses(deps: Deps) -> int:
-    """Set the status line of every request still working again, before Slack lets it lapse;
-    returns how many were renewed."""
+class Renewed(NamedTuple):
+    """What a renewal of status lines reached."""
+
+    lines: int  # lines shown again (or found still fresh)
+    finished: bool  # False: it stopped at its deadline with requests left
+
+
+def renew_statuses(
+    deps: Deps, *, until: float | None = None, clock: Callable[[], float] = time.time
+) -> Renewed:
+    """Set the status line of every request still working again, before Slack lets it lapse,
+    the longest-working first; stop once ``clock()`` reaches ``until``. A line this process
+    set less than a minute ago is left as it is, so a renewal that goes on after a stop
+    reaches the lines it did not."""
     renewed = 0
-    for req in deps.records.requests.where("state", ACTIVE_STATES):
+    working = sorted(deps.records.requests.where("state", ACTIVE_STATES), key=_age_order)
+    for req in working:
+        if until is not None and clock() >= until:
+            return Renewed(renewed, finished=False)
         if live_status.thread_of(req) is None:
             continue
         with team_scope(req.team_id):
             live_status.show(deps, req=req, status=status_of(req))
         renewed += 1
-    return renewed
+    return Renewed(renewed, finished=True)
+
+
+def _age_order(req: Request) -> tuple[float, str]:
+    return req.created_at, req.id
 
 
 def post_root(deps: Deps, request_id: str, *, response_url: str | None = None) -> None:
