@@ -1,8 +1,8 @@
 """Two replicas run the digest wave of the same minute on one store: every digest is posted
 once, each workspace's digests by one of them (in order, its content read once), and both take
-part; one that dies
-mid-wave leaves its unposted digests to the next minute's wave of the other, which looks in
-the channel before posting what the dead one may have sent."""
+part, even when one's share is already the other's; one that dies mid-wave leaves its unposted
+digests to the next minute's wave of the other, which looks in the channel before posting what
+the dead one may have sent."""
 
 from __future__ import annotations
 
@@ -27,7 +27,8 @@ from test_digest_wave import (
 from suggestbot.flows.common.deps import Deps
 from suggestbot.flows.common.pacing import ChannelPacer
 from suggestbot.flows.digests.report import WaveReport
-from suggestbot.flows.digests.wave import run_wave
+from suggestbot.flows.digests.wave import WaveClock, run_wave
+from suggestbot.flows.digests.workspaces import WorkspaceClaims, unit_key
 from suggestbot.store import Store
 from suggestbot.store.records import Records
 
@@ -42,17 +43,26 @@ POST_S = 0.005
 class SharedSlack(RecordingSlack):
     """One Slack seen by both replicas; posts are recorded under a lock, with who posted."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, first_waits_for_second: bool = False) -> None:
         super().__init__()
         self.lock = threading.Lock()
         self.by: dict[str, str] = {}  # ts -> replica
+        # Replica 0 posts nothing before replica 1 has posted (10 s at most): on a loaded
+        # machine replica 0 could otherwise post the whole wave before replica 1 began.
+        self._first_waits = first_waits_for_second
+        self._second_posted = threading.Event()
 
     def chat_postMessage(self, **kwargs: Any) -> dict[str, Any]:
+        who = threading.current_thread().name.split("/")[0]
+        if self._first_waits and who == "replica0":
+            self._second_posted.wait(10)
         time.sleep(POST_S)
         with self.lock:
             answer = super().chat_postMessage(**kwargs)
-            self.by[answer["ts"]] = threading.current_thread().name.split("/")[0]
-            return answer
+            self.by[answer["ts"]] = who
+        if who == "replica1":
+            self._second_posted.set()
+        return answer
 
 
 def _replica(
@@ -133,7 +143,7 @@ def test_two_replicas_running_one_minute_post_every_digest_once(
 ) -> None:
     _lane_names_follow_replicas(monkeypatch)
     records, channels = _setup(store)
-    slack, content = SharedSlack(), ReadyMadeContent()
+    slack, content = SharedSlack(first_waits_for_second=True), ReadyMadeContent()
     content.publish(1, "Spring on the trail")
     replicas = [_replica(records, slack, content) for _ in range(2)]
 
@@ -154,6 +164,33 @@ def test_two_replicas_running_one_minute_post_every_digest_once(
     # Nothing is due any more, on either replica.
     later = MONDAY_9AM + timedelta(minutes=1)
     assert [run_wave(r, now=later).due for r in replicas] == [0, 0]
+
+
+def test_a_replica_whose_share_another_holds_posts_the_workspaces_nobody_holds(
+    store: Store,
+) -> None:
+    records, channels = _setup(store)
+    slack, content = SharedSlack(), ReadyMadeContent()
+    content.publish(1, "Spring on the trail")
+    holder, other = (_replica(records, slack, content) for _ in range(2))
+    teams = sorted({_workspace(n) for n in range(CHANNELS)})
+    clock = WaveClock(MONDAY_9AM)
+    # The holder's wave has claimed exactly the workspaces the other replica takes first.
+    share = WorkspaceClaims(
+        other, wave=clock.wave, due_at=clock.minute, teams=teams, clock=time.time
+    ).first()
+    queue = records.digest_workspaces
+    for team in share:
+        queue.release(unit_key(clock.wave, team), owner=other.owner, due_at=clock.minute)
+    keys = [unit_key(clock.wave, team) for team in share]
+    assert len(queue.claim_keys(keys, owner=holder.owner, now=time.time(), lease_s=600.0)) == 4
+
+    report = run_wave(other, now=MONDAY_9AM, pacer=ChannelPacer(spacing_s=0.01))
+
+    # It went on with the workspaces nobody held, and left the holder's alone.
+    posted = {p["channel"] for p in slack.posts}
+    free = {channel for n, channel in enumerate(channels) if _workspace(n) not in share}
+    assert posted == free and report.posted == len(free) * PER_CHANNEL
 
 
 def test_a_replica_dying_mid_wave_leaves_the_rest_to_the_next_wave_of_the_other(

@@ -134,7 +134,8 @@ def _post_by_workspace(
     claims = WorkspaceClaims(
         deps, wave=clock.wave, due_at=clock.minute, teams=list(by_team), clock=deps.clock
     )
-    teams = claims.first()
+    # Its share may all be held already (replicas' shares overlap): it goes on with the rest.
+    teams = claims.first() or claims.more()
     while teams:
         items = [item for team in teams for item in _in_channel_language(deps, by_team[team])]
         _post_in_lanes(deps, items, pacer=pacer, report=report, clock=clock)
