@@ -10,7 +10,7 @@ process claims it each time.
 With thousands of runs in flight a renewal takes longer than a look's period, or even than
 its lease (and a second replica would renew the same lines at once): a renewal stops after
 :data:`PASS_BUDGET_S`, the longest-working requests first, and is due again at the next look.
-A process skips the lines it set less than a minute ago, so its next look goes on with the
+A process skips the lines it set less than 50 s ago, so its next look goes on with the
 lines it did not reach; another replica, which does not know them, begins again with the
 longest-working (the lines that lapse then are the newest, set when their root was posted).
 """

@@ -201,8 +201,8 @@ def renew_statuses(
 ) -> Renewed:
     """Set the status line of every request still working again, before Slack lets it lapse,
     the longest-working first; stop once ``clock()`` reaches ``until``. A line this process
-    set less than a minute ago is left as it is, so a renewal that goes on after a stop
-    reaches the lines it did not."""
+    set less than 50 s ago (``STATUS_RENEW_S``) is left as it is, so a renewal that goes on
+    after a stop reaches the lines it did not."""
     renewed = 0
     working = sorted(deps.records.requests.where("state", ACTIVE_STATES), key=_age_order)
     for req in working:
