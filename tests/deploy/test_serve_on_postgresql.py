@@ -48,7 +48,7 @@ def test_serve_refuses_a_schema_behind_then_runs_a_brief_after_db_upgrade(
         check=False,
     )
     assert upgrade.returncode == 0, upgrade.stderr
-    assert "upgraded the schema from revision (none) to 0004" in upgrade.stdout
+    assert "upgraded the schema from revision (none) to 0005" in upgrade.stdout
 
     emu = outside.emu
     driver = SlackDriver(emu, app_url="", signing_secret=SIGNING_SECRET)

@@ -64,9 +64,9 @@ def test_upgrade_creates_the_schema_once(
 ) -> None:
     code, out, _ = _run(capsys, monkeypatch, empty_postgres_url, "upgrade")
     assert code == 0
-    assert out.strip() == "upgraded the schema from revision (none) to 0004"
+    assert out.strip() == "upgraded the schema from revision (none) to 0005"
     code, out, _ = _run(capsys, monkeypatch, empty_postgres_url, "upgrade")
-    assert (code, out.strip()) == (0, "the schema is up to date (revision 0004)")
+    assert (code, out.strip()) == (0, "the schema is up to date (revision 0005)")
     PostgresStore(empty_postgres_url).close()  # the schema check now passes
 
 

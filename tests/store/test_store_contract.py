@@ -795,6 +795,64 @@ def test_release_many_files_units_under_the_group_it_names_and_keeps_the_others(
     assert sorted((c.key, c.group) for c in got) == [("a", "T p2"), ("b", "T p2")]
 
 
+def test_a_groups_free_units_are_claimed_ahead_of_time_unless_another_owner_holds_it(
+    store: Store,
+) -> None:
+    # A listing page read for some of its runs shows the others too: the reader takes their
+    # free polls ahead of their time, so the page's runs fall due together again.
+    _grouped(
+        store,
+        {
+            "p1": ("T p", 1.0),
+            "p2": ("T p", 6.0),
+            "p3": ("T p", 9.5),
+            "p-next": ("T p", 30.0),
+            "other": ("T q", 2.0),
+        },
+    )
+    got = store.claim_group_free(
+        "polls", "T p", owner="A", now=1.0, due_by=10.0, lease_s=LEASE_S, limit=9
+    )
+    assert [(c.key, c.due_at, c.group) for c in got] == [
+        ("p1", 1.0, "T p"),
+        ("p2", 6.0, "T p"),
+        ("p3", 9.5, "T p"),
+    ]
+    # Held: nobody claims them again, by group or ahead of time.
+    assert _claim_grouped(store, "B", 10.0, share=1) == [("T q", "other")]
+    assert store.release_many("polls", {"p1": 11.0, "p2": 11.0}, owner="A") == ["p1", "p2"]
+    # A still holds p3 in the group: B may not take the group's free units ahead of time.
+    assert (
+        store.claim_group_free(
+            "polls", "T p", owner="B", now=2.0, due_by=40.0, lease_s=LEASE_S, limit=9
+        )
+        == []
+    )
+    # Its holder may, and at most ``limit`` of them, earliest due first.
+    got = store.claim_group_free(
+        "polls", "T p", owner="A", now=2.0, due_by=40.0, lease_s=LEASE_S, limit=2
+    )
+    assert [c.key for c in got] == ["p1", "p2"]
+    # A lease run out is not free: it is taken over by a claim of due work, not ahead of time
+    # (A's leases ran out at 32; of the group only p-next was never held).
+    got = store.claim_group_free(
+        "polls", "T p", owner="B", now=60.0, due_by=60.0, lease_s=LEASE_S, limit=9
+    )
+    assert [c.key for c in got] == ["p-next"]
+    assert (
+        store.claim_group_free(
+            "polls", "T q", owner="A", now=60.0, due_by=60.0, lease_s=LEASE_S, limit=9
+        )
+        == []
+    )  # B holds it (its lease ran out, but it is not free)
+    assert (
+        store.claim_group_free(
+            "polls", "T none", owner="A", now=60.0, due_by=60.0, lease_s=LEASE_S, limit=9
+        )
+        == []
+    )
+
+
 def test_put_if_absent_held_holds_a_unit_only_for_the_record_it_stored(store: Store) -> None:
     kept = {"at": 1.0, "pending_enc": "sealed"}
     lease = {"queue": "interactions", "lease_s": 10.0}

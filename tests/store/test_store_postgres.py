@@ -145,8 +145,8 @@ def test_a_schema_that_is_behind_refuses_to_open_and_names_the_command(
     with pytest.raises(SchemaNotCurrent, match="run `suggestbot db upgrade`"):
         PostgresStore(empty_postgres_url)
     with PostgresStore(empty_postgres_url, check_schema=False) as store:
-        assert store.upgrade_schema() == (None, "0004")
-        assert store.upgrade_schema() == ("0004", "0004")  # again: nothing to do
+        assert store.upgrade_schema() == (None, "0005")
+        assert store.upgrade_schema() == ("0005", "0005")  # again: nothing to do
         with store.engine.begin() as connection:
             connection.execute(text("UPDATE alembic_version SET version_num = '0000'"))
     with pytest.raises(SchemaNotCurrent, match="newer than this version"):
@@ -189,7 +189,7 @@ def test_the_lookup_columns_are_filled_for_rows_written_before_they_existed(
                     """('thread_bindings', 'b1', '{"team_id": "T1"}')"""
                 )
             )
-        assert store.upgrade_schema() == ("0002", "0004")
+        assert store.upgrade_schema() == ("0002", "0005")
         assert _columns(store, "requests", "r1")["kind"] == "refinement"
         assert _columns(store, "requests", "r2")["kind"] is None  # not a string: as a write
         assert _columns(store, "digests", "d1")["created_by"] == "U1"

@@ -463,6 +463,24 @@ class Store(ABC):
         """
 
     @abstractmethod
+    def claim_group_free(
+        self,
+        queue: str,
+        group: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+    ) -> list[Claim]:
+        """Lease to ``owner`` the *free* units of ``group`` (nobody's, not merely run out) due
+        by ``due_by``, however far ahead that is, unless another owner holds a live lease in
+        the group; at most ``limit``, earliest due first. For work done anyway before its
+        time: a run listing page read for some of its runs shows every run on it, and the
+        others' polls are served by that read too. Atomic as :meth:`claim_due_grouped`."""
+
+    @abstractmethod
     def holders(self, queue: str, *, now: float) -> int:
         """How many distinct owners hold a lease in ``queue`` that has not run out by ``now``.
         Meant for small queues (one unit per process, as a heartbeat)."""

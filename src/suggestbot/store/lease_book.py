@@ -36,10 +36,30 @@ class LeaseBook:
         self._units: dict[str, _Unit] = {}
         self._heap: list[tuple[float, int, str]] = []  # may hold stale entries
         self._order = itertools.count()
+        self._members: dict[str, set[str]] = {}  # group -> its keys (a group claimed alone)
 
     def _push(self, key: str, unit: _Unit) -> None:
+        old = self._units.get(key)
+        if old is None or old.group != unit.group:
+            if old is not None:
+                self._leave_group(key, old.group)
+            self._members.setdefault(unit.group, set()).add(key)
         self._units[key] = unit
         heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
+
+    def _forget(self, key: str) -> bool:
+        unit = self._units.pop(key, None)
+        if unit is None:
+            return False
+        self._leave_group(key, unit.group)
+        return True
+
+    def _leave_group(self, key: str, group: str) -> None:
+        members = self._members.get(group)
+        if members is not None:
+            members.discard(key)
+            if not members:
+                del self._members[group]
 
     def schedule(
         self, key: str, *, due_at: float, if_absent: bool, group: str | None = None
@@ -66,7 +86,7 @@ class LeaseBook:
         return [key for key, wrote in zip(due, written, strict=True) if wrote]
 
     def unschedule(self, key: str) -> bool:
-        return self._units.pop(key, None) is not None
+        return self._forget(key)
 
     def _pop_ready(self, due_by: float) -> Iterator[tuple[str, _Unit]]:
         """Take the heap's entries ready by ``due_by`` off it, each live unit once: an entry is
@@ -143,6 +163,23 @@ class LeaseBook:
             heapq.heappush(self._heap, (unit.ready_at, next(self._order), key))
         return sorted(claimed, key=lambda claim: claim.due_at)
 
+    def claim_group_free(
+        self, group: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+    ) -> list[Claim]:
+        members = [(key, self._units[key]) for key in self._members.get(group, ())]
+        if any(u.owner not in (None, owner) and u.lease_until > now for _, u in members):
+            return []  # another owner serves the group
+        free = sorted(
+            ((key, unit) for key, unit in members if unit.owner is None and unit.due_at <= due_by),
+            key=lambda pair: pair[1].due_at,
+        )[: max(limit, 0)]
+        claimed: list[Claim] = []
+        for key, unit in free:
+            unit.owner, unit.lease_until = owner, now + lease_s
+            self._push(key, unit)
+            claimed.append(Claim(key, unit.due_at, False, unit.group))
+        return claimed
+
     def claim_keys(
         self, keys: Collection[str], *, owner: str, now: float, lease_s: float
     ) -> list[str]:
@@ -173,7 +210,7 @@ class LeaseBook:
         if unit is None or unit.owner != owner:
             return False
         if due_at is None:
-            del self._units[key]
+            self._forget(key)
         else:
             self._push(key, _Unit(due_at, group=unit.group if group is None else group))
         return True

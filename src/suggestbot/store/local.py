@@ -255,6 +255,23 @@ class LocalStore(Store):
                 share=share,
             )
 
+    def claim_group_free(
+        self,
+        queue: str,
+        group: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+    ) -> list[Claim]:
+        check_key(group)
+        with self._lock:
+            return self._book(queue).claim_group_free(
+                group, owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit
+            )
+
     def holders(self, queue: str, *, now: float) -> int:
         with self._lock:
             return self._book(queue).holders(now=now)

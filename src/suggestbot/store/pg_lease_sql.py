@@ -180,6 +180,25 @@ CLAIM_GROUPS = text(
     RETURNING w.key, {_DUE_IN}, c.was IS NOT NULL AND c.was <> :owner, w.grp
     """
 )
+# A group's free units due by a time however far ahead (``Store.claim_group_free``), read from
+# the partial index of the free units by group, unless another owner holds a live lease in it;
+# written by key (a join with the locked rows would scan the whole table for its few rows).
+CLAIM_GROUP_FREE = text(
+    f"""
+    WITH claimable AS (
+        SELECT key FROM work_leases
+        WHERE queue = :queue AND grp = :group AND owner IS NULL AND due_at <= {_DUE_BY}
+          AND NOT {_OTHER_HOLDS.format(grp=":group")}
+        ORDER BY due_at
+        LIMIT :limit
+        FOR UPDATE SKIP LOCKED
+    )
+    UPDATE work_leases AS w SET owner = :owner, lease_until = {_UNTIL}, ready_at = {_UNTIL}
+    FROM {CLOCK}
+    WHERE w.queue = :queue AND w.key = ANY(ARRAY(SELECT key FROM claimable))
+    RETURNING w.key, {_DUE_IN}, false, w.grp
+    """
+)
 # Keys per statement of the bulk writes: large enough that 20,000 units take 20 round trips,
 # small enough that one statement's arrays and locks stay modest.
 BULK_KEYS = 1000

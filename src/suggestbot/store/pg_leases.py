@@ -22,6 +22,7 @@ from suggestbot.store.pg_connections import PgConnections
 from suggestbot.store.pg_lease_sql import (
     BULK_KEYS,
     CLAIM_DUE,
+    CLAIM_GROUP_FREE,
     CLAIM_GROUPS,
     CLAIM_KEYS,
     DB_CLOCK,
@@ -259,6 +260,27 @@ class PgLeases(PgConnections):
             if not params["groups"]:
                 return []
             rows = connection.execute(CLAIM_GROUPS, params).all()
+        return self._claims(now, rows)
+
+    def claim_group_free(
+        self,
+        queue: str,
+        group: str,
+        *,
+        owner: str,
+        now: float,
+        due_by: float,
+        lease_s: float,
+        limit: int,
+    ) -> list[Claim]:
+        self._check_queue(queue)
+        check_key(group)
+        if limit <= 0:
+            return []
+        params = self._claim_params(queue, owner, now, due_by, lease_s, limit)
+        params["group"] = group
+        with self._transaction() as connection:
+            rows = connection.execute(CLAIM_GROUP_FREE, params).all()
         return self._claims(now, rows)
 
     def _claim_params(

@@ -170,6 +170,15 @@ WORK_LEASES = Table(
         postgresql_where=text("owner IS NOT NULL"),
         postgresql_include=["owner"],
     ),
+    # The free units by group and due time: a group's units claimed ahead of time
+    # (``Store.claim_group_free``) without visiting every unit due before them.
+    Index(
+        "ix_work_leases_group_free",
+        "queue",
+        "grp",
+        "due_at",
+        postgresql_where=text("owner IS NULL"),
+    ),
 )
 """Units of deferred work and their leases (``Store.claim_due``): see ``postgres``."""
 

@@ -91,6 +91,15 @@ class WorkQueue:
             share=share,
         )
 
+    def claim_group_free(
+        self, group: str, *, owner: str, now: float, due_by: float, lease_s: float, limit: int
+    ) -> list[Claim]:
+        """Lease the free units of ``group`` due by ``due_by`` (see
+        :meth:`Store.claim_group_free`)."""
+        return self.store.claim_group_free(
+            self.name, group, owner=owner, now=now, due_by=due_by, lease_s=lease_s, limit=limit
+        )
+
     def claim_keys(
         self, keys: Collection[str], *, owner: str, now: float, lease_s: float
     ) -> list[str]:
