@@ -419,6 +419,49 @@ def test_a_renewal_leaves_fresh_leases_alone_and_never_lets_one_run_out(
         )
 
 
+def test_a_poll_released_and_taken_again_while_a_renewal_runs_is_still_held(
+    records: Records, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A renewal lists the leases old enough to renew, then writes. Meanwhile a sweeper may
+    release one (its page was read) and a later page read take it again ahead of its time:
+    the renewal's answer then leaves it out, but the poll is this replica's, and forgetting it
+    would leave its lease to run out with nobody renewing it."""
+    scheduler = Scheduler(workers=1)
+    timers = SchedulerTimers(scheduler)
+    deps = store_only_deps(timers=timers, poll_scale=1.0)
+    deps.records = records
+    timers.deps = deps
+    lease_s = lease_period(deps)
+    t0 = time.time()
+    taken_again, lost = _request(records), _request(records)
+    records.run_polls.schedule_grouped(
+        {taken_again: t0, lost: t0}, groups=dict.fromkeys([taken_again, lost], "T1")
+    )
+    timers._claim_and_renew(deps, t0)  # claims both
+    renew = records.run_polls.renew
+
+    def meanwhile(keys: Any, **kwargs: Any) -> list[str]:
+        # While the renewal waits for its rows: one poll is released and taken again (as a
+        # page read does), the other is taken over by another replica.
+        assert records.run_polls.release(taken_again, owner=timers.owner, due_at=t0 + 20)
+        claims = records.run_polls.claim_group_free(
+            "T1", owner=timers.owner, now=t0 + 4, due_by=t0 + 30, lease_s=lease_s, limit=9
+        )
+        assert [claim.key for claim in claims] == [taken_again]
+        with timers._lock:
+            timers._leased[taken_again] = t0 + 4
+        assert records.run_polls.release(lost, owner=timers.owner, due_at=t0)
+        assert records.run_polls.claim_keys([lost], owner="other", now=t0 + 4, lease_s=lease_s)
+        return [key for key in renew(keys, **kwargs) if key not in (taken_again, lost)]
+
+    monkeypatch.setattr(records.run_polls, "renew", meanwhile)
+    timers._claim_and_renew(deps, t0 + lease_s * 0.34)
+    with timers._lock:
+        leased = set(timers._leased)
+    assert taken_again in leased
+    assert lost not in leased
+
+
 def test_a_poll_whose_next_time_could_not_be_written_is_not_ended_as_done(
     records: Records, monkeypatch: pytest.MonkeyPatch
 ) -> None:

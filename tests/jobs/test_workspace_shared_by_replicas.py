@@ -9,6 +9,7 @@ page), though it never met those runs itself.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from jobs_helpers import create_runs, store_only_deps, submitted
 
 from suggestbot.contentapi import ContentClient, GenerationRun, Page
 from suggestbot.jobs.lease_engine import SchedulerTimers
-from suggestbot.jobs.poll_groups import walk_group
+from suggestbot.jobs.poll_groups import page_group, walk_group
 from suggestbot.jobs.scheduler import Scheduler
 from suggestbot.sandbox import Sandbox
 from suggestbot.store import SqliteStore
@@ -66,6 +67,7 @@ class NotedListing:
         self.cursors: list[str | None] = []
         self.first_read: float | None = None
         self.met_by_cursor: set[str] = set()  # runs seen on a page read by cursor
+        self.read_at: list[tuple[float, str | None]] = []  # each page's answer, and its cursor
         self._lock = threading.Lock()
 
     def list_runs_page(self, *, cursor: str | None = None, **kwargs: Any) -> Page[GenerationRun]:
@@ -74,6 +76,7 @@ class NotedListing:
         page = self._client.list_runs_page(cursor=cursor, **kwargs)
         with self._lock:
             self.cursors.append(cursor)
+            self.read_at.append((time.time(), cursor))
             if cursor is not None:
                 self.met_by_cursor.update(run.id for run in page.items)
             if self.first_read is None:
@@ -224,3 +227,66 @@ def test_a_workspace_whose_runs_are_all_still_to_be_found_is_walked_by_both_repl
     # had nothing to read before the next interval, a second later.)
     assert a.listing.first_read is not None and b.listing.first_read is not None
     assert abs(a.listing.first_read - b.listing.first_read) < 0.5
+
+
+def _gaps(listing: NotedListing, cursor: str | None, after: float) -> list[float]:
+    """Seconds between the reads of one page (by its cursor) answered after ``after``."""
+    times = [at for at, read in listing.read_at if read == cursor and at > after]
+    return [b - a for a, b in itertools.pairwise(times)]
+
+
+def test_a_pages_runs_whose_polls_fell_apart_are_read_once_an_interval_again(
+    box: Sandbox, machine: ContentClient, records: Records
+) -> None:
+    """A page's runs can have polls due at different times (walked for by different replicas
+    at a start, taken over in part): the page's first read serves the polls filed under it
+    that fall due within the interval too, so from then on one read an interval serves the
+    page, not a read for each set of polls."""
+    create_runs(box, machine, 300)
+    cursor = machine.list_runs_page(limit=100).next_cursor
+    assert cursor is not None
+    on_page = machine.list_runs_page(cursor=cursor, limit=100).items
+    interval = 10 * STALL_PROOF_SCALE
+    start = time.time() + 0.5
+    due: dict[str, float] = {}
+    for n, run in enumerate(on_page):
+        req = submitted(run.id)
+        records.requests.put(req.id, req)
+        due[req.id] = start + (interval / 2 if n % 2 else 0.0)  # half of them half an interval on
+    replica = Replica(records, NotedListing(machine, "A", Gate()), STALL_PROOF_SCALE).start()
+    try:
+        records.run_polls.schedule_grouped(due, groups=dict.fromkeys(due, page_group(None, cursor)))
+        _wait_until(lambda: len(_gaps(replica.listing, cursor, 0.0)) >= 3, timeout_s=30)
+    finally:
+        replica.stop()
+    # Every read a full interval (less the early tolerance) after the one before: none for the
+    # half of the page that was due half an interval later.
+    gaps = _gaps(replica.listing, cursor, 0.0)
+    assert min(gaps) >= 0.85 * interval, gaps
+
+
+def test_new_runs_on_the_first_page_are_read_together_once_their_first_polls_are_over(
+    box: Sandbox, machine: ContentClient, records: Records
+) -> None:
+    """New runs are filed under their listing's walk groups, due as their briefs came; once a
+    walk has met them on the first page they are one group, read by one walk an interval."""
+    runs = create_runs(box, machine, 60)  # all on the first page
+    interval = 10 * STALL_PROOF_SCALE
+    start = time.time() + 0.5
+    due: dict[str, float] = {}
+    groups: dict[str, str] = {}
+    for n, run in enumerate(runs):
+        req = submitted(run.id)
+        records.requests.put(req.id, req)
+        due[req.id] = start + (n % 3) * interval / 3  # briefs a third of an interval apart
+        groups[req.id] = walk_group(None, req.id)
+    replica = Replica(records, NotedListing(machine, "A", Gate()), STALL_PROOF_SCALE).start()
+    try:
+        records.run_polls.schedule_grouped(due, groups=groups)
+        # The first polls, then the second round: by then every run is in one group.
+        settled = start + 2 * interval
+        _wait_until(lambda: len(_gaps(replica.listing, None, settled)) >= 3, timeout_s=30)
+    finally:
+        replica.stop()
+    gaps = _gaps(replica.listing, None, settled)
+    assert min(gaps) >= 0.85 * interval, gaps

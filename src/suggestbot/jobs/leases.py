@@ -42,11 +42,10 @@ log = logging.getLogger(__name__)
 
 # Early tolerance: a poll due within this share of the shortest poll interval joins the sweep
 # being started (1 s at the contract's 10 s), so that one listing sweep serves every run due
-# in the next second instead of one sweep each. It is the only way a run is read before its
-# poll is due, and never by more: with the next poll counted from when this one was due or
-# read, whichever is later (``run_watcher``), the service never sees a run polled less than
-# 90 % of the guidance's interval after its previous poll — within the jitter any client's
-# timer has, and a tenth of an interval of lag saved for every run of the sweep.
+# in the next second instead of one sweep each. A sweep begins no earlier than this before a
+# poll it serves is due; the page it reads then also serves the other polls filed under it
+# (``run_watcher``: their runs are on it, read either way), so a page is read once an
+# interval: 90 % of the guidance's interval or more after its previous read.
 EARLY_SHARE = 0.1
 # The watch thread looks at the list at least this often (also how fast it notices a stop).
 IDLE_WAKE_S = 1.0
@@ -340,21 +339,28 @@ class LeaseHolder(ABC):
         released within a second or two of their claim, so a busy replica renews a few hundred
         leases, not the 20,000 it may hold, whose rows its own sweepers would wait for."""
         with self._lock:
-            leased = [
-                request_id
+            leased = {
+                request_id: at
                 for request_id, at in self._leased.items()
                 if now - at >= RENEW_AFTER_SHARE * lease_s
-            ]
+            }
         held = set(polls.renew(leased, owner=self.owner, now=now, lease_s=lease_s))
         self._renewed_at = now
         with self._lock:
             for request_id in held:
                 if request_id in self._leased:
                     self._leased[request_id] = now
-        lost = [request_id for request_id in leased if request_id not in held]
-        for request_id in lost:
+        lost: list[str] = []
+        for request_id, at in leased.items():
+            if request_id in held:
+                continue
             with self._lock:
+                # Released meanwhile, or claimed again since (a page read took it ahead of its
+                # time): neither is a lease lost.
+                if self._leased.get(request_id) != at:
+                    continue
                 self._leased.pop(request_id, None)
+            lost.append(request_id)
             self.watching.discard(request_id)
         if lost:
             log.warning(

@@ -25,12 +25,15 @@ Each run keeps the guidance's spacing between the times its state is *read* (its
 arrived, or its single poll answered): the next poll is due one interval after this one was
 due or was read, whichever came later — or, for a run the watcher's sweeps read (they know
 where runs sit), one interval after the read: a page is read, and a walk from the first page
-begins, only once a run sought there is due, so the runs read together stay due together and
-one read serves them all each interval instead of a read for each claim that took some of
-them. A poll is read at most the sweep's early tolerance before it is due (see
-``jobs.leases``), so two reads of a run are never closer than one interval minus that
-tolerance. A run met on a page read for other runs is not polled by it (nothing is
-rescheduled), except that a finished one is settled at once.
+begins, only once a run sought there is due, and a read that serves polls also serves the
+others filed under that page which fall due within half an interval and nobody holds (the page
+shows their runs as well), so the runs read together are due together and one read serves
+them all each interval, however their polls were split before (by walk groups, or between
+replicas). A page
+is read at most the sweep's early tolerance before the first of its runs sought there is due
+(see ``jobs.leases``). A run met on a page read for other runs and not served by it (its poll
+filed elsewhere, or held by another replica) is not polled by it (nothing is rescheduled),
+except that a finished one is settled at once.
 """
 
 from __future__ import annotations
@@ -99,6 +102,10 @@ KeepRolling = Callable[[], bool]
 # Called with the polls a sweep that gave its place up had not served yet, and when its next
 # pass would have begun (epoch seconds): they wait for their listing's next turn.
 PutBack = Callable[[Sequence[Due], float], None]
+# Called with the cursor of a listing page just read for polls it served (None: the first
+# page): the polls filed under that page which fall due within half an interval and nobody
+# holds, taken out for this sweep (the read shows their runs too, so it serves them).
+Adopt = Callable[[str | None], Sequence[Due]]
 
 
 def poll(deps: Deps, request_id: str, *, due_at: float | None = None) -> None:
@@ -137,6 +144,7 @@ def sweep(
     keep_rolling: KeepRolling | None = None,
     put_back: PutBack | None = None,
     positions: RunPositions | None = None,
+    adopt: Adopt | None = None,
 ) -> set[str]:
     """Poll every request in ``due`` (all read from one run listing: ``Deps.listing_of``; the
     workspaces on the app's own client share one) with as few requests as possible.
@@ -151,6 +159,13 @@ def sweep(
     every run of the page due within the early tolerance, without walking the pages before it
     — and only the runs not placed yet are walked for from the first page (which places them).
     A run not on its page any more is walked for.
+
+    With ``adopt``, a page read that served polls also serves the others filed under it that
+    fall due soon (``adopt`` says which): their runs are on it, so they are rescheduled from
+    this read with the rest, and the page's runs fall due together (one read an interval)
+    however their polls were split before. A page read in passing (a walk to other pages)
+    serves only the polls sought there, and so does any page while other polls wait, due,
+    for their reads: catching up comes first.
 
     With ``more``, the sweep rolls on: after each page it asks for the polls that fell due
     meanwhile and serves them from the next pages, starting over from the first page for those
@@ -204,15 +219,29 @@ def sweep(
     def unplaced(run_id: str) -> bool:
         return positions is None or positions.cursor(run_id) is None
 
-    def act(items: Sequence[GenerationRun], cursor: str | None) -> None:
+    def act(items: Sequence[GenerationRun], cursor: str | None, pass_no: int) -> None:
+        arrived = time.time()
         if positions is not None:
             positions.met((run.id for run in items), cursor)
+        before = len(watched)
+        serve(items, cursor, arrived)
+        if adopt is None or len(watched) == before:
+            return  # read in passing (a walk to other pages): its polls keep their times
+        if any(at <= arrived for _, at, _ in watched.values()):
+            return  # behind (a start, a backlog): due polls first, the page's others later
+        known = set(watched)
+        join(adopt(cursor), pass_no)
+        taken = {run_id for run_id in watched if run_id not in known}
+        if taken:
+            serve([run for run in items if run.id in taken], cursor, arrived)
+
+    def serve(items: Sequence[GenerationRun], cursor: str | None, arrived: float) -> None:
         _act_on_page(
             deps,
             items,
             positions is not None,
             watched,
-            time.time(),
+            arrived,
             hand_over,
             claim_finished,
             handed,
@@ -241,7 +270,7 @@ def sweep(
                 log.warning("reading a page of the run listing failed (%s); walking instead", exc)
                 positions.forget(on_page[cursor])
                 continue
-            act(page.items, cursor)
+            act(page.items, cursor, pass_no)
             # Not where it was (it should be): found again by a walk from the first page.
             positions.forget(rid for rid in on_page[cursor] if rid in watched)
             if more is not None:
@@ -309,7 +338,7 @@ def sweep(
                 all_alone()
                 return handed
             pages += 1
-            act(page.items, cursor)
+            act(page.items, cursor, pass_no)
             if more is not None:
                 join(more(), pass_no)
             read_placed(pass_no)
@@ -363,7 +392,7 @@ def _act_on_page(
                 delay_s = _next_delay(deps, req, at, read_at=arrived, together=together)
                 if delay_s is not None:
                     delays[req.id] = delay_s
-                    groups[req.id] = page_group(deps.listing_of(req.team_id), page, req.id)
+                    groups[req.id] = page_group(deps.listing_of(req.team_id), page)
                 rescheduled.append(req.id)
         elif RunStatus(run.status).is_terminal:
             request_id = claim_finished(run.id)

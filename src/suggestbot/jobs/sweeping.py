@@ -24,7 +24,8 @@ from suggestbot.flows.common.requests import first_poll_delay
 from suggestbot.installations.scope import team_scope
 from suggestbot.jobs import run_watcher
 from suggestbot.jobs.failures import log_failure
-from suggestbot.jobs.leases import EARLY_SHARE, LeaseHolder
+from suggestbot.jobs.leases import EARLY_SHARE, LeaseHolder, lease_period
+from suggestbot.jobs.poll_groups import page_group
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store import StoreError
 
@@ -49,6 +50,10 @@ PASS_EVERY_SHARE = EARLY_SHARE
 # and no other listing waits for a sweeper; with more listings than sweepers, each gets one
 # pass round it at a time, in turn.
 SWEEPERS = 16
+# Polls of one page taken ahead of their time at most (a page shows 100 runs), and how far
+# ahead: those due within this share of the interval (see ``Sweeping._adopt``).
+ADOPT_LIMIT = 200
+ADOPT_SHARE = 0.5
 
 
 class Sweeping(LeaseHolder):
@@ -179,6 +184,7 @@ class Sweeping(LeaseHolder):
                     keep_rolling=lambda: not self._crowded(),
                     put_back=put_back,
                     positions=self._positions_of(listing),
+                    adopt=lambda cursor: self._adopt(deps, listing, cursor),
                 )
         except Exception:
             log_failure(log, "polling %d runs failed; trying again later", len(swept))
@@ -189,6 +195,46 @@ class Sweeping(LeaseHolder):
             self.watching.release(done)
             self._forget_ended(done)
         return bool(parked)
+
+    def _adopt(self, deps: Deps, listing: str | None, cursor: str | None) -> list[Due]:
+        """The free polls filed under the page ``cursor`` asked for that fall due within half
+        an interval, claimed now and taken out for the sweep that just read the page: their
+        runs are on it. Half: of two sets of a page's polls due apart, the one read first
+        takes the other, or the other, read first, takes it, so they come together within one
+        interval; and polls another read of the page served a moment ago stay where they are
+        (taken at once, they would only move from one reader to the next)."""
+        if self._stopping.is_set():
+            return []
+        now = time.time()
+        try:
+            claims = self._polls().claim_group_free(
+                page_group(listing, cursor),
+                owner=self.owner,
+                now=now,
+                due_by=now + ADOPT_SHARE * first_poll_delay(deps),
+                lease_s=lease_period(deps),
+                limit=ADOPT_LIMIT,
+            )
+        except StoreError as exc:
+            log.warning("could not take a page's other polls (%s); they keep their time", exc)
+            return []
+        taken: list[Due] = []
+        try:  # which runs they watch, for a finished run met later (none: it waits its time)
+            found = deps.records.requests.get_many([c.key for c in claims]) if claims else {}
+        except StoreError:
+            found = {}
+        for claim in claims:
+            req = found.get(claim.key)
+            with self._lock:
+                self._leased[claim.key] = now
+                if req is not None and req.run_id is not None:
+                    self._request_of_run[req.run_id] = req.id
+                    self._run_of_request[req.id] = req.run_id
+            self.watching.put(claim.key, claim.due_at)
+            # Busy here (its worker still finishing): it waits in the list for its time.
+            if self.watching.claim(claim.key):
+                taken.append(Due(claim.key, claim.due_at))
+        return taken
 
     def _hand_over(self, request_id: str, run: GenerationRun) -> None:
         """Settle a finished or moved run on a scheduler worker; it stays busy until then."""
