@@ -53,8 +53,10 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import itertools
 import os
 import secrets
+import shutil
 import statistics
 import sys
 import tempfile
@@ -81,7 +83,9 @@ from benchkit import (
     quiet_logging,
     recording_sandbox_process,
     report,
+    reset_statements,
     spread,
+    top_statements,
 )
 
 from suggestbot.jobs.leases import EARLY_SHARE
@@ -141,6 +145,46 @@ def explain_late(
         file=sys.stderr,
     )
     print("late polls by replica:", by_replica.most_common(), file=sys.stderr)
+
+
+def explain_reads(read_log: Path, team_of_run: dict[str, str], w0: float, w1: float) -> None:
+    """How often each listing page was read in the window, by its place in its listing (the
+    first page holds the newest runs): the floor is one read a page an interval, so pages read
+    more often show where requests above the floor went."""
+    place: dict[str, int] = {}
+    per_team: Counter[str] = Counter()
+    for run_id, team in team_of_run.items():  # creation order: the listing is newest first
+        place[run_id] = per_team[team]
+        per_team[team] += 1
+    reads: dict[str, list[float]] = {}
+    sizes: Counter[int] = Counter()
+    with read_log.open() as lines:
+        for line in lines:
+            parts = line.split()
+            if len(parts) != 3 or not w0 <= float(parts[0]) <= w1:
+                continue
+            ids = parts[2].split(",")
+            if len(ids) < 2:
+                continue  # a single read
+            sizes[len(ids)] += 1
+            reads.setdefault(ids[0], []).append(float(parts[0]))
+    by_place: dict[int, list[int]] = {}
+    gaps: Counter[str] = Counter()
+    for first_id, times in reads.items():
+        team = team_of_run.get(first_id, "?")
+        page = (per_team[team] - 1 - place.get(first_id, 0)) // 100
+        by_place.setdefault(page, []).append(len(times))
+        times.sort()
+        for a, b in itertools.pairwise(times):
+            gap = b - a
+            gaps["<1" if gap < 1 else "1-5" if gap < 5 else "5-9" if gap < 9 else ">=9"] += 1
+    print("listing page sizes read:", sorted(sizes.items())[-6:], file=sys.stderr)
+    print(
+        "reads a page by place in listing (pages, min/median/max reads):",
+        [(k, len(v), min(v), statistics.median(v), max(v)) for k, v in sorted(by_place.items())],
+        file=sys.stderr,
+    )
+    print("gaps between reads of one page (s):", sorted(gaps.items()), file=sys.stderr)
 
 
 def progress(text: str) -> None:
@@ -237,27 +281,32 @@ def served_polls(
         due = first.get(key)
         runs = reads.get(run_of.get(key, ""), [])
         times = [r.at for r in runs]
+        served_at: float | None = None  # when the poll before was served (its write)
         for next_due, owner, noted in written:
             if due is not None:
                 pid = pid_of(owner)
                 client = client_of_pid.get(pid) if pid is not None else None
                 # The serving read is the replica's last read of the run before it wrote the
                 # next due time: a rolling sweep also meets the run on pages before it has
-                # claimed it, and those reads serve no poll.
-                start = bisect.bisect_left(times, due - HORIZON_S)
+                # claimed it, and those reads serve no poll. A page read serves the polls
+                # filed under it that fall due within the next interval, so a poll may be
+                # served early: any read after the poll before was served counts.
+                start = bisect.bisect_right(
+                    times, due - HORIZON_S if served_at is None else served_at
+                )
                 end = bisect.bisect_right(times, noted)
                 for read in reversed(runs[start:end]):
                     if read.caller == client or not by_caller:
                         out.append((key, due, read.at, pid))
                         break
-            due = next_due
+            due, served_at = next_due, noted
     return out
 
 
 def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     from benchkit import bench_pg_cluster
 
-    cluster = bench_pg_cluster()
+    cluster = bench_pg_cluster(statements=args.statements)
     admin_key = secrets.token_hex(12)
     read_log = work / "reads.log"
     replicas: list[ServeReplica] = []
@@ -349,6 +398,8 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             time.sleep(INTERVAL_S + 2)  # every run has had its first poll
             load_before = load_average()
             admin.delete("/sandbox/counters").raise_for_status()
+            if args.statements:
+                reset_statements(db_url)
             cpu0 = {r.name: child_cpu_seconds(r.pid) or 0.0 for r in replicas}
             pg_cpu0 = _postgres_cpu(cluster.data)
             sbx_cpu0 = child_cpu_seconds(sbx_pid) or 0.0
@@ -359,6 +410,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
             pg_cpu1 = _postgres_cpu(cluster.data)
             sbx_cpu1 = child_cpu_seconds(sbx_pid) or 0.0
             served = admin.get("/sandbox/counters").json()
+            if args.statements:
+                for row in top_statements(db_url, per=1000, limit=12):
+                    print("statement (per 1,000 of them: calls, ms)", row, file=sys.stderr)
             load_after = load_average()
             progress("window over")
 
@@ -427,6 +481,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
     if args.explain:
         explain_late(in_window, team_of_run, run_of, replica_of_pid, w0)
+        explain_reads(read_log, team_of_run, w0, w1)
     n = len(in_window)
     requests = served.get("GET /v1/generation-runs", 0) + served.get(
         "GET /v1/generation-runs/{run_id}", 0
@@ -602,13 +657,26 @@ def main() -> int:
     parser.add_argument(
         "--explain", action="store_true", help="where the late polls were (time, workspace)"
     )
+    parser.add_argument("--keep-logs", help="copy the replicas' and the reads' logs here")
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="load pg_stat_statements and print the statements that took the window's time",
+    )
     args = parser.parse_args()
     if args.quick:
         args.runs, args.seconds, args.kills = min(args.runs, 600), 20.0, 1
     args.seconds = min(args.seconds, MAX_SECONDS)
     quiet_logging()
     with tempfile.TemporaryDirectory(prefix="bench-replicas-") as tmp:
-        f = run(args, Path(tmp))
+        try:
+            f = run(args, Path(tmp))
+        finally:
+            if args.keep_logs:
+                kept = Path(args.keep_logs)
+                kept.mkdir(parents=True, exist_ok=True)
+                for log in Path(tmp).glob("*.log"):
+                    shutil.copy(log, kept / log.name)
 
     late = f["lateness_s"]
     takeover = f["takeover_all_served_s"]

@@ -110,6 +110,8 @@ class MeasuredTimers(SchedulerTimers):
         self.profiles: ThreadProfiles | None = None
         self.dues: dict[str, list[float]] = {}  # request id -> every due time written
         self.taken: dict[tuple[str, float], float] = {}  # (request id, due) -> taken out at
+        # (request id, due) -> when a page read took it ahead of its time (it served it)
+        self.adopted: dict[tuple[str, float], float] = {}
 
     def watch_run(self, request_id: str, *, delay_s: float) -> None:
         with self._noted:
@@ -129,6 +131,14 @@ class MeasuredTimers(SchedulerTimers):
             for item in due:
                 self.taken[(item.request_id, item.at)] = now
         super()._dispatch(deps, due)
+
+    def _adopt(self, deps: Deps, listing: str | None, cursor: str | None) -> list[Due]:
+        taken = super()._adopt(deps, listing, cursor)
+        now = time.time()
+        with self._noted:
+            for item in taken:
+                self.adopted[(item.request_id, item.at)] = now
+        return taken
 
     def _sweep(self, deps: Deps, team: str | None, due: list[Due]) -> None:
         started = time.time()
@@ -181,9 +191,15 @@ def served_reads(
         last: float | None = None
         for due in sorted(dues):
             taken = timers.taken.get((request_id, due))
-            start = due - HORIZON_S if taken is None else max(due - HORIZON_S, taken)
-            i = bisect.bisect_left(times, start)
-            read = times[i] if i < len(times) else None
+            adopted = timers.adopted.get((request_id, due))
+            if adopted is not None:
+                # Served ahead of its time by the page read just before it was taken.
+                i = bisect.bisect_right(times, adopted) - 1
+                read = times[i] if i >= 0 else None
+            else:
+                start = due - HORIZON_S if taken is None else max(due - HORIZON_S, taken)
+                i = bisect.bisect_left(times, start)
+                read = times[i] if i < len(times) else None
             counted = w0 <= due < w1 - 2 * HORIZON_S - 3
             if counted:
                 due_count += 1
