@@ -820,7 +820,7 @@ def test_a_groups_free_units_are_claimed_ahead_of_time_unless_another_owner_hold
     ]
     # Held: nobody claims them again, by group or ahead of time.
     assert _claim_grouped(store, "B", 10.0, share=1) == [("T q", "other")]
-    assert store.release_many("polls", {"p1": 11.0, "p2": 11.0}, owner="A") == ["p1", "p2"]
+    assert store.release_many("polls", {"p1": 12.0, "p2": 11.0}, owner="A") == ["p1", "p2"]
     # A still holds p3 in the group: B may not take the group's free units ahead of time.
     assert (
         store.claim_group_free(
@@ -832,7 +832,7 @@ def test_a_groups_free_units_are_claimed_ahead_of_time_unless_another_owner_hold
     got = store.claim_group_free(
         "polls", "T p", owner="A", now=2.0, due_by=40.0, lease_s=LEASE_S, limit=2
     )
-    assert [c.key for c in got] == ["p1", "p2"]
+    assert [(c.key, c.due_at) for c in got] == [("p2", 11.0), ("p1", 12.0)]
     # A lease run out is not free: it is taken over by a claim of due work, not ahead of time
     # (A's leases ran out at 32; of the group only p-next was never held).
     got = store.claim_group_free(

@@ -171,7 +171,7 @@ class LeaseBook:
             return []  # another owner serves the group
         free = sorted(
             ((key, unit) for key, unit in members if unit.owner is None and unit.due_at <= due_by),
-            key=lambda pair: pair[1].due_at,
+            key=lambda pair: (pair[1].due_at, pair[0]),
         )[: max(limit, 0)]
         claimed: list[Claim] = []
         for key, unit in free:
