@@ -480,6 +480,42 @@ def test_a_sweep_past_its_time_keeps_paging_while_more_runs_are_left_than_a_page
     assert sorted(alone) == sorted(item.request_id for item in due[:50])  # the oldest page's
 
 
+def test_a_walk_past_its_time_polls_alone_only_the_runs_it_seeks(
+    box: Sandbox, machine: ContentClient, deps: Deps
+) -> None:
+    """A loaded machine's walk runs out of time: the new runs it still seeks are polled alone,
+    and the runs whose page is known are read from it when due, not polled alone each (a
+    request each: hundreds at once after a start, for good while walks keep overrunning)."""
+    runs = create_runs(box, machine, 250)  # three pages, newest first
+    oldest = _watch(deps, runs[:6])  # on the last page
+    positions = RunPositions()
+    run_watcher.sweep(deps, oldest, hand_over=lambda rid, run: None, positions=positions)
+    sought = _watch(deps, runs[100:102])  # on the second page, where it was not met yet
+    positions.forget(run.id for run in runs[100:102])
+    listed = ListedAt(machine)
+    deps.content = cast(ContentClient, listed)
+    box.counters.reset()
+    alone: list[str] = []
+    settled: list[str] = []
+    placed_due = time.time() + 0.2
+
+    run_watcher.sweep(
+        deps,
+        sought + [Due(item.request_id, placed_due) for item in oldest],
+        hand_over=lambda rid, run: None,
+        poll_alone=lambda rid, at: alone.append(rid),
+        settled=settled.extend,
+        time_budget_s=0.0,
+        positions=positions,
+    )
+
+    assert sorted(alone) == sorted(item.request_id for item in sought)
+    assert sorted(settled) == sorted(item.request_id for item in oldest)
+    assert [cursor is None for _, cursor in listed.pages] == [True, False]  # the walk, the page
+    assert listed.pages[1][0] >= placed_due
+    assert box.counters.get(GET_ONE) == 0
+
+
 class ListedAt:
     """The service client, noting when each listing page was asked for and with which cursor."""
 

@@ -29,11 +29,10 @@ begins, only once a run sought there is due, and a read that serves polls also s
 others filed under that page which fall due within half an interval and nobody holds (the page
 shows their runs as well), so the runs read together are due together and one read serves
 them all each interval, however their polls were split before (by walk groups, or between
-replicas). A page
-is read at most the sweep's early tolerance before the first of its runs sought there is due
-(see ``jobs.leases``). A run met on a page read for other runs and not served by it (its poll
-filed elsewhere, or held by another replica) is not polled by it (nothing is rescheduled),
-except that a finished one is settled at once.
+replicas). A page is read at most the sweep's early tolerance before the first of its runs
+sought there is due (see ``jobs.leases``). A run met on a page read for other runs and not
+served by it (its poll filed elsewhere, or held by another replica) is not polled by it
+(nothing is rescheduled), except that a finished one is settled at once.
 """
 
 from __future__ import annotations
@@ -178,8 +177,10 @@ def sweep(
     pass (a slow listing must not hold up every poll read from it) once no more runs are
     left than a page holds (more are served by the next pages with fewer requests, and no
     later: thousands of single reads would only queue behind each other and the service's
-    rate limit), once it has read half as many pages as the runs it served, or at a failing
-    page: the runs not met by then are polled alone.
+    rate limit): the runs the walk still seeks are polled alone, and those whose pages are
+    known wait for those pages (a loaded machine whose walks overrun would otherwise poll
+    every placed run alone, a request each). Paging ends once it has read half as many pages
+    as the runs it served, or at a failing page: every run not met by then is polled alone.
 
     Returns the request ids handed over (to ``hand_over`` or ``poll_alone``: their poll goes
     on in the worker that got them).
@@ -208,13 +209,14 @@ def sweep(
             poll_alone(req.id, at)
             handed.add(req.id)
 
-    def all_alone(*, joined_before: int | None = None) -> None:
+    def all_alone(*, sought_only: bool = False, joined_before: float = math.inf) -> None:
+        """Poll alone what is left; ``sought_only``: only the runs the walk seeks (placed runs
+        wait for their own pages), and only those that joined before pass ``joined_before``."""
         for run_id, (req, at, joined) in list(watched.items()):
-            if joined_before is None or joined < joined_before:
-                if joined_before is not None and not unplaced(run_id):
-                    continue  # not sought by the walk: it waits for its own page
-                del watched[run_id]
-                alone(req, at)
+            if joined >= joined_before or (sought_only and not unplaced(run_id)):
+                continue
+            del watched[run_id]
+            alone(req, at)
 
     def unplaced(run_id: str) -> bool:
         return positions is None or positions.cursor(run_id) is None
@@ -350,10 +352,12 @@ def sweep(
             if page.items and page.items[-1].created_at.timestamp() < oldest - AGE_MARGIN_S:
                 break
             if deadline is not None and time.monotonic() > deadline and len(sought) <= PAGE_SIZE:
-                all_alone()
-                return handed
+                # The walk is over; the runs whose pages are known still wait for those pages
+                # (one read for a page's runs, where polling each alone would cost one each).
+                all_alone(sought_only=True)
+                break
         # A run that was watched when this pass began and was not met is not in the listing.
-        all_alone(joined_before=pass_no)
+        all_alone(sought_only=True, joined_before=pass_no)
     return handed
 
 
