@@ -28,6 +28,7 @@ from suggestbot.jobs.leases import EARLY_SHARE, LeaseHolder, lease_period
 from suggestbot.jobs.poll_groups import page_group
 from suggestbot.jobs.watch_list import Due
 from suggestbot.store import StoreError
+from suggestbot.store.records import Request
 
 log = logging.getLogger(__name__)
 
@@ -80,9 +81,8 @@ class Sweeping(LeaseHolder):
             listing = deps.listing_of(req.team_id if req else None)
             by_listing.setdefault(listing, []).append(item)
             if req is not None and req.run_id is not None:
+                self._note_run(req)
                 with self._lock:
-                    self._request_of_run[req.run_id] = req.id
-                    self._run_of_request[req.id] = req.run_id
                     cursor = self._page_of.pop(req.id, None)
                 if cursor is not None:
                     # Filed under the page it was last met on (perhaps by another replica).
@@ -90,6 +90,14 @@ class Sweeping(LeaseHolder):
         with self._lock:
             for listing, items in by_listing.items():
                 self._to_sweeper(deps, listing, items)
+
+    def _note_run(self, req: Request) -> None:
+        """Which run a held poll watches, so that its run met finished on a page read for
+        others is settled at once (``_claim_finished``)."""
+        if req.run_id is not None:
+            with self._lock:
+                self._request_of_run[req.run_id] = req.id
+                self._run_of_request[req.id] = req.run_id
 
     def _to_sweeper(self, deps: Deps, listing: str | None, items: list[Due]) -> None:
         """The listing's polls join its sweep, or its turn, or a new sweep (lock held)."""
@@ -227,9 +235,8 @@ class Sweeping(LeaseHolder):
             req = found.get(claim.key)
             with self._lock:
                 self._leased[claim.key] = now
-                if req is not None and req.run_id is not None:
-                    self._request_of_run[req.run_id] = req.id
-                    self._run_of_request[req.id] = req.run_id
+            if req is not None:
+                self._note_run(req)
             self.watching.put(claim.key, claim.due_at)
             # Busy here (its worker still finishing): it waits in the list for its time.
             if self.watching.claim(claim.key):
