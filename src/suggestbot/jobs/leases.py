@@ -289,12 +289,16 @@ class LeaseHolder(ABC):
             return
         _count_taken_over(claims)
         for claim in claims:
-            cursor = cursor_of(claim.group)
-            with self._lock:
-                self._leased[claim.key] = now
-                if cursor is not None:
-                    self._page_of[claim.key] = cursor
-            self.watching.put(claim.key, claim.due_at)
+            self._hold(claim.key, claim.due_at, now, page=cursor_of(claim.group))
+
+    def _hold(self, request_id: str, due_at: float, now: float, *, page: str | None = None) -> None:
+        """A poll just claimed: its lease is renewed from ``now`` and it waits in the local list
+        for ``due_at``; ``page``: the cursor of the page it is filed under."""
+        with self._lock:
+            self._leased[request_id] = now
+            if page is not None:
+                self._page_of[request_id] = page
+        self.watching.put(request_id, due_at)
 
     @property
     def live_replicas(self) -> int:
@@ -394,9 +398,7 @@ class LeaseHolder(ABC):
             return None
         if not got:
             return None
-        with self._lock:
-            self._leased[request_id] = now
-        self.watching.put(request_id, now)
+        self._hold(request_id, now, now)
         return request_id if self.watching.claim(request_id) else None
 
     def _forget_ended(self, request_ids: list[str]) -> None:

@@ -233,11 +233,9 @@ class Sweeping(LeaseHolder):
             found = {}
         for claim in claims:
             req = found.get(claim.key)
-            with self._lock:
-                self._leased[claim.key] = now
             if req is not None:
                 self._note_run(req)
-            self.watching.put(claim.key, claim.due_at)
+            self._hold(claim.key, claim.due_at, now)
             # Busy here (its worker still finishing): it waits in the list for its time.
             if self.watching.claim(claim.key):
                 taken.append(Due(claim.key, claim.due_at))
