@@ -225,17 +225,16 @@ def sweep(
         arrived = time.time()
         if positions is not None:
             positions.met((run.id for run in items), cursor)
-        before = len(watched)
+        if adopt is not None:
+            on_page = {run.id for run in items}
+            # Not a page read in passing (a walk to other pages: its polls keep their times),
+            # nor while behind (a start, a backlog: due polls first, the page's others later).
+            # Taken before the page is acted on, so that one write reschedules them all.
+            if not on_page.isdisjoint(watched) and not any(
+                at <= arrived for run_id, (_, at, _) in watched.items() if run_id not in on_page
+            ):
+                join(adopt(cursor), pass_no)
         serve(items, cursor, arrived)
-        if adopt is None or len(watched) == before:
-            return  # read in passing (a walk to other pages): its polls keep their times
-        if any(at <= arrived for _, at, _ in watched.values()):
-            return  # behind (a start, a backlog): due polls first, the page's others later
-        known = set(watched)
-        join(adopt(cursor), pass_no)
-        taken = {run_id for run_id in watched if run_id not in known}
-        if taken:
-            serve([run for run in items if run.id in taken], cursor, arrived)
 
     def serve(items: Sequence[GenerationRun], cursor: str | None, arrived: float) -> None:
         _act_on_page(
